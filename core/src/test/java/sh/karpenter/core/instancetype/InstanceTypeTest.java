@@ -1,0 +1,137 @@
+package sh.karpenter.core.instancetype;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.wellknown.Labels;
+
+class InstanceTypeTest {
+  static InstanceType type(String name, String family, double onDemand, double spot) {
+    return new InstanceType(
+        name,
+        Requirements.of(Requirement.in(Labels.INSTANCE_TYPE, name), Requirement.in("family", family)),
+        List.of(
+            Offering.of("zone-1", Labels.CAPACITY_TYPE_ON_DEMAND, onDemand, true),
+            Offering.of("zone-2", Labels.CAPACITY_TYPE_SPOT, spot, true),
+            Offering.of("zone-3", Labels.CAPACITY_TYPE_SPOT, spot / 2, false)),
+        Resources.builder().cpu("4").memory("16Gi").pods(110).build(),
+        new Overhead(
+            Resources.builder().cpu("80m").memory("893Mi").build(),
+            Resources.builder().cpu("20m").build(),
+            Resources.builder().memory("100Mi").build()));
+  }
+
+  static final InstanceType SMALL = type("small", "a", 1.0, 0.4);
+  static final InstanceType LARGE = type("large", "b", 2.0, 0.3);
+  static final InstanceType OTHER = type("other", "b", 1.0, 0.5);
+
+  @Test
+  void allocatableIsCapacityMinusOverhead() {
+    assertThat(SMALL.allocatable()).isEqualTo(Resources.builder().cpu("3900m").memory("15391Mi").pods(110).build());
+    assertThat(SMALL.overhead().total()).isEqualTo(Resources.builder().cpu("100m").memory("993Mi").build());
+    InstanceType tiny = new InstanceType("tiny", new Requirements(), List.of(), Resources.builder().cpu("50m").build(), SMALL.overhead());
+    assertThat(tiny.allocatable()).isEqualTo(Resources.EMPTY);
+  }
+
+  @Test
+  void cheapestOfferingHonoursRequirementsAndAvailability() {
+    assertThat(SMALL.cheapestOffering(new Requirements()).price()).isEqualTo(0.4);
+    Requirements onDemand = Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "on-demand"));
+    assertThat(SMALL.cheapestOffering(onDemand).zone()).isEqualTo("zone-1");
+    Requirements zone3 = Requirements.of(Requirement.in(Labels.ZONE, "zone-3"));
+    assertThat(SMALL.cheapestOffering(zone3)).isNull();
+    assertThat(SMALL.cheapestPrice(zone3)).isEqualTo(Double.MAX_VALUE);
+    Requirements notZone2 = Requirements.of(Requirement.notIn(Labels.ZONE, "zone-2"));
+    assertThat(SMALL.cheapestOffering(notZone2).capacityType()).isEqualTo("on-demand");
+    // an offering's own labels never count as undefined
+    assertThat(SMALL.cheapestOffering(Requirements.of(Requirement.in("unrelated", "x")))).isNotNull();
+  }
+
+  @Test
+  void offeringCompatibilityWithReservations() {
+    Offering reserved =
+        new Offering(
+            Requirements.of(
+                Requirement.in(Labels.ZONE, "zone-1"),
+                Requirement.in(Labels.CAPACITY_TYPE, "reserved"),
+                Requirement.in(Labels.RESERVATION_ID, "cr-1")),
+            0.1,
+            true,
+            3);
+    assertThat(reserved.isReserved()).isTrue();
+    assertThat(reserved.reservationId()).isEqualTo("cr-1");
+    assertThat(reserved.isCompatible(new Requirements())).isTrue();
+    assertThat(reserved.isCompatible(Requirements.of(Requirement.in(Labels.RESERVATION_ID, "cr-2")))).isFalse();
+    assertThat(reserved.isCompatible(Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "spot", "reserved")))).isTrue();
+  }
+
+  @Test
+  void cheapestOfferingConsidersReservations() {
+    Offering reserved =
+        new Offering(
+            Requirements.of(
+                Requirement.in(Labels.ZONE, "zone-1"),
+                Requirement.in(Labels.CAPACITY_TYPE, "reserved"),
+                Requirement.in(Labels.RESERVATION_ID, "cr-1")),
+            0.05,
+            true,
+            1);
+    InstanceType withReservation =
+        new InstanceType("r", new Requirements(), List.of(reserved, Offering.of("zone-1", "on-demand", 1.0, true)), SMALL.capacity(), null);
+    assertThat(withReservation.cheapestOffering(new Requirements())).isSameAs(reserved);
+    assertThat(withReservation.cheapestOffering(Requirements.of(Requirement.notIn(Labels.RESERVATION_ID, "cr-1"))).price()).isEqualTo(1.0);
+    assertThat(withReservation.cheapestOffering(Requirements.of(Requirement.in(Labels.ZONE, "zone-2")))).isNull();
+    assertThat(withReservation.hasAvailableOffering(Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "reserved")))).isTrue();
+  }
+
+  @Test
+  void orderByPriceThenName() {
+    assertThat(InstanceTypes.orderByPrice(List.of(SMALL, LARGE, OTHER), new Requirements()))
+        .containsExactly(LARGE, SMALL, OTHER);
+    Requirements onDemand = Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "on-demand"));
+    assertThat(InstanceTypes.orderByPrice(List.of(LARGE, SMALL, OTHER), onDemand)).containsExactly(OTHER, SMALL, LARGE);
+    Requirements nowhere = Requirements.of(Requirement.in(Labels.ZONE, "zone-3"));
+    assertThat(InstanceTypes.orderByPrice(List.of(SMALL, LARGE), nowhere)).containsExactly(LARGE, SMALL);
+  }
+
+  @Test
+  void minValuesWalksTheListInOrder() {
+    Requirements twoFamilies = Requirements.of(Requirement.of("family", Operator.Exists, List.of(), 2));
+    InstanceTypes.MinValues check = InstanceTypes.satisfiesMinValues(List.of(LARGE, OTHER, SMALL), twoFamilies);
+    assertThat(check.satisfied()).isTrue();
+    assertThat(check.needed()).isEqualTo(3);
+    InstanceTypes.MinValues unmet = InstanceTypes.satisfiesMinValues(List.of(LARGE, OTHER), twoFamilies);
+    assertThat(unmet.unsatisfied()).containsEntry("family", 1);
+    assertThat(unmet.reason()).isEqualTo("minValues requirement is not met for label(s) family (1 distinct values available)");
+    assertThat(InstanceTypes.satisfiesMinValues(List.of(SMALL), new Requirements()).needed()).isZero();
+  }
+
+  @Test
+  void truncateKeepsTheCheapestUnlessThatBreaksMinValues() {
+    assertThat(InstanceTypes.truncate(List.of(SMALL, LARGE, OTHER), new Requirements(), 2)).containsExactly(LARGE, SMALL);
+    Requirements twoFamilies = Requirements.of(Requirement.of("family", Operator.Exists, List.of(), 2));
+    assertThat(InstanceTypes.truncate(List.of(SMALL, LARGE, OTHER), twoFamilies, 2)).containsExactly(LARGE, SMALL);
+    Requirements threeFamilies = Requirements.of(Requirement.of("family", Operator.Exists, List.of(), 3));
+    assertThat(InstanceTypes.truncate(List.of(SMALL, LARGE, OTHER), threeFamilies, 2)).isNull();
+  }
+
+  @Test
+  void worstLaunchPricePrefersReservedThenSpotThenOnDemand() {
+    assertThat(InstanceTypes.worstLaunchPrice(SMALL.offerings(), new Requirements())).isEqualTo(0.4);
+    Requirements onDemand = Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "on-demand"));
+    assertThat(InstanceTypes.worstLaunchPrice(SMALL.offerings(), onDemand)).isEqualTo(1.0);
+  }
+
+  @Test
+  void compatibleFiltersOnRequirementsAndOfferings() {
+    Requirements familyB = Requirements.of(Requirement.in("family", "b"));
+    assertThat(InstanceTypes.compatible(List.of(SMALL, LARGE, OTHER), familyB)).containsExactly(LARGE, OTHER);
+    Requirements zone3 = Requirements.of(Requirement.in(Labels.ZONE, "zone-3"));
+    assertThat(InstanceTypes.compatible(List.of(SMALL, LARGE), zone3)).isEmpty();
+  }
+}
