@@ -96,9 +96,10 @@ public final class Labels {
   }
 
   /**
-   * True when a key belongs to the karpenter.sh domain (or a subdomain of it) and is not one of the
-   * exceptions, or is {@code kubernetes.io/hostname}: such keys may not appear in NodePool template
-   * labels or requirements, nor in pod node selectors and required affinity.
+   * True when a key may not appear in NodePool template labels or requirements, nor in pod node
+   * selectors and required affinity: {@code kubernetes.io/hostname}, and any key whose domain (the
+   * part before the first {@code /}, or the whole key) ends with {@code karpenter.sh} other than the
+   * exceptions. This is upstream's CEL rule {@code !x.find("^([^/]+)").endsWith("karpenter.sh")}.
    */
   public static boolean isRestricted(String key) {
     if (HOSTNAME.equals(key)) {
@@ -108,10 +109,7 @@ public final class Labels {
       return false;
     }
     int slash = key.indexOf('/');
-    if (slash < 0) {
-      return false;
-    }
-    String domain = key.substring(0, slash);
-    return domain.equals(GROUP) || domain.endsWith("." + GROUP);
+    String domain = slash < 0 ? key : key.substring(0, slash);
+    return domain.endsWith(GROUP);
   }
 }

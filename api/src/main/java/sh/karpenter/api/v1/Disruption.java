@@ -1,0 +1,25 @@
+package sh.karpenter.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/** How and when Karpenter may disrupt a NodePool's nodes ({@code spec.disruption}). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class Disruption {
+  private NillableDuration consolidateAfter;
+  private ConsolidationPolicy consolidationPolicy;
+  private List<Budget> budgets;
+
+  /** How long a node must be a consolidation candidate first; {@code Never} turns off consolidation and emptiness. */
+  public NillableDuration getConsolidateAfter() { return consolidateAfter; }
+
+  public void setConsolidateAfter(NillableDuration consolidateAfter) { this.consolidateAfter = consolidateAfter; }
+
+  public ConsolidationPolicy getConsolidationPolicy() { return consolidationPolicy; }
+
+  public void setConsolidationPolicy(ConsolidationPolicy consolidationPolicy) { this.consolidationPolicy = consolidationPolicy; }
+
+  public List<Budget> getBudgets() { return budgets; }
+
+  public void setBudgets(List<Budget> budgets) { this.budgets = budgets; }
+}

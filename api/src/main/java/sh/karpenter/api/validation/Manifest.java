@@ -1,0 +1,33 @@
+package sh.karpenter.api.validation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Objects;
+
+/**
+ * One document of a YAML or JSON stream, with the name errors about it carry.
+ *
+ * @param document e.g. {@code examples/pools.yaml#0} (see {@link Manifests#documentName})
+ * @param tree the parsed document
+ */
+public record Manifest(String document, JsonNode tree) {
+
+  public Manifest {
+    Objects.requireNonNull(document, "document");
+    Objects.requireNonNull(tree, "tree");
+  }
+
+  /** {@code apiVersion}, or empty when absent. */
+  public String apiVersion() {
+    return tree.path("apiVersion").asText("");
+  }
+
+  /** {@code kind}, or empty when absent. */
+  public String kind() {
+    return tree.path("kind").asText("");
+  }
+
+  /** {@code metadata.name}, or empty when absent. */
+  public String name() {
+    return tree.path("metadata").path("name").asText("");
+  }
+}

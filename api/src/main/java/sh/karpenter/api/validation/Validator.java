@@ -1,0 +1,162 @@
+package sh.karpenter.api.validation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.stream.Collectors;
+import sh.karpenter.api.Crds;
+import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+
+/**
+ * Offline validation of Karpenter manifests, for commands that have no API server to validate for
+ * them. A manifest is defaulted and checked exactly as an API server with the bundled CRDs would on
+ * create (schema and CEL rules, see {@link CustomResourceSchema}), then with upstream's runtime
+ * validation (label, requirement and taint syntax, duplicate taints). The result is either the typed
+ * object with CRD defaults applied ({@code expireAfter: 720h}, {@code consolidationPolicy:
+ * WhenEmptyOrUnderutilized}, {@code consolidateAfter: 0s}, {@code budgets: [{nodes: 10%}]}, ...) or
+ * errors naming the document, the field path and the rule broken.
+ *
+ * <p>Rules that compare an update with the stored object (immutability, static/dynamic switch) cannot
+ * apply offline and are skipped. Instances are immutable and thread-safe.
+ */
+public final class Validator {
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final Validator STANDARD = new Validator();
+
+  private final Map<String, Kind<?>> kinds;
+
+  private record Kind<T>(CustomResourceSchema schema, Class<T> type, BiConsumer<JsonNode, ErrorCollector> runtimeChecks) {}
+
+  private Validator() {
+    this.kinds =
+        Map.of(
+            NodePool.KIND, new Kind<>(load(Crds.NODE_POOLS), NodePool.class, RuntimeChecks::nodePool),
+            NodeClaim.KIND, new Kind<>(load(Crds.NODE_CLAIMS), NodeClaim.class, RuntimeChecks::nodeClaim),
+            KWOKNodeClass.KIND, new Kind<>(load(Crds.KWOK_NODE_CLASSES), KWOKNodeClass.class, (tree, errors) -> {}));
+  }
+
+  /** The validator for the bundled CRDs. */
+  public static Validator standard() {
+    return STANDARD;
+  }
+
+  /** Validates and defaults a NodePool manifest. */
+  public Validated<NodePool> nodePool(JsonNode tree, String document) {
+    return validate(tree, document, kind(NodePool.KIND, NodePool.class));
+  }
+
+  /** Validates and defaults a NodeClaim manifest. */
+  public Validated<NodeClaim> nodeClaim(JsonNode tree, String document) {
+    return validate(tree, document, kind(NodeClaim.KIND, NodeClaim.class));
+  }
+
+  /** Validates and defaults a KWOKNodeClass manifest. */
+  public Validated<KWOKNodeClass> kwokNodeClass(JsonNode tree, String document) {
+    return validate(tree, document, kind(KWOKNodeClass.KIND, KWOKNodeClass.class));
+  }
+
+  /** The errors of a NodePool built in code (empty when it is valid). */
+  public List<ValidationError> validateNodePool(NodePool nodePool, String document) {
+    return nodePool(SERIALIZATION.convertValue(nodePool, JsonNode.class), document).errors();
+  }
+
+  /** The errors of a NodeClaim built in code (empty when it is valid). */
+  public List<ValidationError> validateNodeClaim(NodeClaim nodeClaim, String document) {
+    return nodeClaim(SERIALIZATION.convertValue(nodeClaim, JsonNode.class), document).errors();
+  }
+
+  /**
+   * True when the manifest claims a Karpenter API group ({@code karpenter.sh}, {@code karpenter.kwok.sh}):
+   * {@link #validate(Manifest)} handles it. Other manifests (pods, nodes, ...) are the caller's business.
+   */
+  public boolean handles(Manifest manifest) {
+    String apiVersion = manifest.apiVersion();
+    return apiVersion.startsWith(NodePool.GROUP + "/") || apiVersion.startsWith(KWOKNodeClass.GROUP + "/");
+  }
+
+  /**
+   * Validates a Karpenter manifest of any served kind; the object is a {@link NodePool}, {@link
+   * NodeClaim} or {@link KWOKNodeClass}. An unserved kind or version of a Karpenter group is an error.
+   */
+  public Validated<?> validate(Manifest manifest) {
+    Kind<?> kind = kinds.get(manifest.kind());
+    if (kind == null || !kind.schema().apiVersion().equals(manifest.apiVersion())) {
+      String served = kinds.values().stream()
+          .map(k -> k.schema().apiVersion() + " " + k.schema().kind()).sorted().collect(Collectors.joining(", "));
+      return invalid(manifest.document(), manifest.kind().isEmpty() ? "kind" : "apiVersion",
+          "no kind \"" + manifest.kind() + "\" is served in \"" + manifest.apiVersion() + "\"; served: " + served);
+    }
+    return validate(manifest.tree(), manifest.document(), kind);
+  }
+
+  /**
+   * Reads a multi-document YAML text and validates every Karpenter manifest in it, in order (other kinds
+   * are skipped). Document names are {@code source#index}.
+   *
+   * @throws InvalidManifestException when the text is not well-formed YAML
+   */
+  public List<Validated<?>> validateYaml(String yaml, String source) {
+    List<Validated<?>> results = new ArrayList<>();
+    for (Manifest manifest : Manifests.read(yaml, source)) {
+      if (handles(manifest)) {
+        results.add(validate(manifest));
+      }
+    }
+    return results;
+  }
+
+  private <T> Validated<T> validate(JsonNode tree, String document, Kind<T> kind) {
+    if (!tree.isObject()) {
+      return invalid(document, "", "must be an object, not " + tree.getNodeType().name().toLowerCase());
+    }
+    ErrorCollector errors = new ErrorCollector(document);
+    ObjectNode defaulted = kind.schema().withDefaults(tree);
+    typeMeta(defaulted, kind.schema(), errors);
+    kind.schema().validate(defaulted, errors);
+    kind.runtimeChecks().accept(defaulted, errors);
+    if (!errors.errors().isEmpty()) {
+      return new Validated<>(document, null, errors.errors());
+    }
+    try {
+      return new Validated<>(document, SERIALIZATION.convertValue(defaulted, kind.type()), List.of());
+    } catch (IllegalArgumentException e) {
+      return invalid(document, "", "cannot be read as a " + kind.schema().kind() + ": " + e.getMessage());
+    }
+  }
+
+  private static void typeMeta(JsonNode tree, CustomResourceSchema schema, ErrorCollector errors) {
+    if (!schema.apiVersion().equals(tree.path("apiVersion").asText())) {
+      errors.add("apiVersion", "Invalid value: \"" + tree.path("apiVersion").asText() + "\": must be " + schema.apiVersion());
+    }
+    if (!schema.kind().equals(tree.path("kind").asText())) {
+      errors.add("kind", "Invalid value: \"" + tree.path("kind").asText() + "\": must be " + schema.kind());
+    }
+    JsonNode metadata = tree.path("metadata");
+    if (metadata.path("name").asText().isEmpty() && metadata.path("generateName").asText().isEmpty()) {
+      errors.add("metadata.name", "Required value: name or generateName is required");
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> Kind<T> kind(String name, Class<T> type) {
+    Kind<?> kind = kinds.get(name);
+    if (kind.type() != type) {
+      throw new IllegalStateException(name + " is bound to " + kind.type());
+    }
+    return (Kind<T>) kind;
+  }
+
+  private static <T> Validated<T> invalid(String document, String fieldPath, String message) {
+    return new Validated<>(document, null, List.of(new ValidationError(document, fieldPath, message)));
+  }
+
+  private static CustomResourceSchema load(String resource) {
+    return CustomResourceSchema.of(Manifests.read(Crds.yaml(resource), resource).getFirst().tree());
+  }
+}
