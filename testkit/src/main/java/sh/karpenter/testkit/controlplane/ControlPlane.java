@@ -1,0 +1,158 @@
+package sh.karpenter.testkit.controlplane;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * A running real control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+ * KWOK on loopback) started by {@code scripts/control-plane up}, with an admin client to it.
+ *
+ * <p>One instance serves the whole JVM ({@link #shared()}): a control plane already started by hand
+ * in {@code $KARPENTER_CP_DIR} (default {@value #DEFAULT_RUN_DIR}) is reused and left running;
+ * otherwise this JVM starts its own in a private run directory and stops it at exit. A user's
+ * {@code KUBECONFIG} is never used, so tests cannot touch a real cluster. When the binaries have not
+ * been built ({@code scripts/control-plane ensure}), {@link #shared()} aborts the calling test, which
+ * JUnit reports as skipped.
+ */
+public final class ControlPlane {
+
+  static final String DEFAULT_RUN_DIR = "/tmp/karpenter-control-plane";
+  private static final String SCRIPT = "scripts/control-plane";
+  /** Exit status of {@code up} when the binaries are not in the cache. */
+  private static final int EXIT_NOT_BUILT = 3;
+  private static final int LOG_TAIL_LINES = 40;
+
+  private static final Object LOCK = new Object();
+  private static ControlPlane shared;
+  private static RuntimeException unavailable;
+
+  private final Path runDir;
+  private final KubernetesClient client;
+
+  private ControlPlane(Path runDir) {
+    this.runDir = runDir;
+    this.client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig().toFile())).build();
+  }
+
+  /**
+   * The control plane of this JVM, started (and its CRDs installed) on first use.
+   *
+   * @throws TestAbortedException when the binaries are absent, so the calling test is skipped
+   * @throws IllegalStateException when the control plane fails to start; the message carries the
+   *     script's output including the failing component's log tail
+   */
+  public static ControlPlane shared() {
+    synchronized (LOCK) {
+      if (shared == null && unavailable == null) {
+        try {
+          shared = attachOrStart();
+        } catch (RuntimeException e) {
+          unavailable = e;
+        }
+      }
+      if (unavailable != null) {
+        throw unavailable;
+      }
+      return shared;
+    }
+  }
+
+  private static ControlPlane attachOrStart() {
+    Path root = repositoryRoot();
+    Path existing = Path.of(System.getenv().getOrDefault("KARPENTER_CP_DIR", DEFAULT_RUN_DIR));
+    ControlPlane controlPlane;
+    if (runScript(root, existing, "env").exitCode() == 0) {
+      controlPlane = new ControlPlane(existing);
+    } else {
+      Path own = Path.of(System.getProperty("java.io.tmpdir"), "karpenter-control-plane-" + ProcessHandle.current().pid());
+      ScriptResult up = runScript(root, own, "up");
+      if (up.exitCode() == EXIT_NOT_BUILT) {
+        throw new TestAbortedException("real control plane unavailable, skipping: " + up.output().strip());
+      }
+      if (up.exitCode() != 0) {
+        throw new IllegalStateException("scripts/control-plane up failed (exit " + up.exitCode() + "):\n" + up.output());
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> down(root, own), "control-plane-down"));
+      controlPlane = new ControlPlane(own);
+    }
+    ClusterReset.purge(controlPlane.client);
+    CustomResourceDefinitions.install(controlPlane.client, root.resolve("api/src/main/resources/crds"));
+    return controlPlane;
+  }
+
+  /** The admin client (cluster scope, namespace {@code default}); shared, never close it. */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** The admin kubeconfig, with certificates embedded. */
+  public Path kubeconfig() {
+    return runDir.resolve("kubeconfig");
+  }
+
+  /** The last lines of each component's log, for failure reports. */
+  public String logTails() {
+    StringBuilder report = new StringBuilder("control plane logs in ").append(runDir.resolve("logs")).append('\n');
+    try (Stream<Path> logs = Files.list(runDir.resolve("logs"))) {
+      for (Path log : logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        report.append("--- ").append(log.getFileName()).append(" (last ").append(LOG_TAIL_LINES).append(" lines)\n");
+        lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())
+            .forEach(line -> report.append("    ").append(line).append('\n'));
+      }
+    } catch (IOException | UncheckedIOException e) {
+      report.append("(logs unreadable: ").append(e).append(")\n");
+    }
+    return report.toString();
+  }
+
+  private static void down(Path root, Path runDir) {
+    ScriptResult down = runScript(root, runDir, "down");
+    if (down.exitCode() != 0) {
+      System.err.println("scripts/control-plane down failed:\n" + down.output());
+    }
+  }
+
+  /** The checkout: the nearest directory above the working directory holding the script. */
+  private static Path repositoryRoot() {
+    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+      if (Files.isExecutable(dir.resolve(SCRIPT))) {
+        return dir;
+      }
+    }
+    throw new TestAbortedException(
+        "real control plane unavailable, skipping: no " + SCRIPT + " above " + Path.of("").toAbsolutePath());
+  }
+
+  private record ScriptResult(int exitCode, String output) {}
+
+  private static ScriptResult runScript(Path root, Path runDir, String command) {
+    ProcessBuilder builder = new ProcessBuilder(root.resolve(SCRIPT).toString(), command)
+        .directory(root.toFile())
+        .redirectErrorStream(true)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().put("KARPENTER_CP_DIR", runDir.toString());
+    try {
+      Process process = builder.start();
+      // The processes `up` starts write to their own log files, so the pipe closes when the script
+      // exits; the script bounds its own waits (CONTROL_PLANE_TIMEOUT).
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      return new ScriptResult(process.waitFor(), output);
+    } catch (IOException e) {
+      throw new UncheckedIOException("running " + SCRIPT + " " + command, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while running " + SCRIPT + " " + command, e);
+    }
+  }
+}
