@@ -26,8 +26,12 @@ public final class Quantity {
    * Exact parse of a Kubernetes quantity ("100m", "1.5Gi", "2e3", "1Ki"), in milli-units, rounded up
    * (away from zero) like Kubernetes' MilliValue.
    *
-   * @throws IllegalArgumentException naming the offending text when it is not a quantity or does not
-   *     fit a {@code long} of milli-units
+   * <p>Magnitudes beyond a {@code long} of milli-units (about 9.2e15 units, e.g. upstream's
+   * "effectively unlimited" NodePool limit {@code 10000000Gi}) saturate at {@link Long#MAX_VALUE}
+   * (or {@link Long#MIN_VALUE}); {@link Resources} arithmetic saturates too, so such a value keeps
+   * meaning "unbounded".
+   *
+   * @throws IllegalArgumentException naming the offending text when it is not a quantity
    */
   public static long parseMilli(String text) {
     if (text == null) {
@@ -100,8 +104,11 @@ public final class Quantity {
     if (negative) {
       value = value.negate();
     }
-    if (value.compareTo(LONG_MAX) > 0 || value.compareTo(LONG_MIN) < 0) {
-      throw new IllegalArgumentException("quantity out of range: \"" + text + "\"");
+    if (value.compareTo(LONG_MAX) > 0) {
+      return Long.MAX_VALUE;
+    }
+    if (value.compareTo(LONG_MIN) < 0) {
+      return Long.MIN_VALUE;
     }
     return value.longValueExact();
   }
@@ -127,11 +134,8 @@ public final class Quantity {
       }
       value = value * 10 + (c - '0');
     }
-    if (value > 64) { // beyond any long of milli-units (or below one nano-unit)
-      if (negative) {
-        return -64;
-      }
-      throw new IllegalArgumentException("quantity out of range: \"" + text + "\"");
+    if (value > 64) { // beyond any long of milli-units (saturates) or below one nano-unit
+      return negative ? -64 : 64;
     }
     return negative ? -value : value;
   }

@@ -95,7 +95,7 @@ public final class Resources {
     }
     long[] sum = Arrays.copyOf(milli, Math.max(milli.length, o.milli.length));
     for (int i = 0; i < o.milli.length; i++) {
-      sum[i] += o.milli[i];
+      sum[i] = saturatedAdd(sum[i], o.milli[i]);
     }
     return wrap(sum);
   }
@@ -106,7 +106,7 @@ public final class Resources {
     }
     long[] difference = Arrays.copyOf(milli, Math.max(milli.length, o.milli.length));
     for (int i = 0; i < o.milli.length; i++) {
-      difference[i] -= o.milli[i];
+      difference[i] = saturatedSubtract(difference[i], o.milli[i]);
     }
     return wrap(difference);
   }
@@ -115,7 +115,10 @@ public final class Resources {
   public Resources times(long factor) {
     long[] product = new long[milli.length];
     for (int i = 0; i < milli.length; i++) {
-      product[i] = milli[i] * factor;
+      long p = milli[i] * factor;
+      boolean overflow =
+          factor != 0 && (p / factor != milli[i] || (milli[i] == Long.MIN_VALUE && factor == -1));
+      product[i] = overflow ? ((milli[i] < 0) == (factor < 0) ? Long.MAX_VALUE : Long.MIN_VALUE) : p;
     }
     return wrap(product);
   }
@@ -289,5 +292,23 @@ public final class Resources {
     public Resources build() {
       return wrap(milli.clone());
     }
+  }
+
+  /** a + b, saturating at the long range: an unbounded quantity stays unbounded. */
+  static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    if (((a ^ r) & (b ^ r)) < 0) {
+      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return r;
+  }
+
+  /** a - b, saturating at the long range. */
+  static long saturatedSubtract(long a, long b) {
+    long r = a - b;
+    if (((a ^ b) & (a ^ r)) < 0) {
+      return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    return r;
   }
 }
