@@ -1,0 +1,828 @@
+package sh.karpenter.core.scheduling;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.HostPort;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.pod.PodAffinityTerm;
+import sh.karpenter.core.pod.TopologySpreadConstraint;
+import sh.karpenter.core.pod.WeightedPodAffinityTerm;
+import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Quantity;
+import sh.karpenter.core.resources.ResourceNames;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.taints.Taints;
+import sh.karpenter.core.topology.Topology;
+import sh.karpenter.core.topology.TopologyDomains;
+import sh.karpenter.core.volume.VolumeTopology;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Karpenter's provisioning scheduler (upstream pkg/controllers/provisioning/scheduling): places
+ * pending pods on existing nodes, on NodeClaims planned earlier in the same pass, or on new
+ * NodeClaims from the NodePools in weight order, relaxing preferences one step at a time for pods
+ * that do not fit, and explains every pod it cannot place.
+ *
+ * <p>The semantics are upstream's (pod order, where a pod is tried and in which order, requirement
+ * compatibility, topology, limits, DaemonSet overhead, minValues, the 600-type cap). The data
+ * structures are not: instance-type options are bit sets over each template's catalogue, and "types
+ * fitting these requests" or "types matching this requirement" are cached bit sets, so trying a pod
+ * on a NodeClaim costs a few word-wise ANDs rather than a walk over every instance type.
+ *
+ * <p>Each {@link #solve()} runs an independent pass; the scheduler holds no state between passes.
+ */
+public final class Scheduler {
+  /** Upstream's {@code MaxInstanceTypes}: the options a NodeClaim keeps, cheapest first. */
+  public static final int MAX_INSTANCE_TYPES = InstanceTypes.MAX_INSTANCE_TYPES;
+
+  private final SchedulingInput input;
+
+  public Scheduler(SchedulingInput input) {
+    this.input = input;
+  }
+
+  /** Runs one scheduling pass over the input. */
+  public SchedulingResult solve() {
+    return new Pass(input).run();
+  }
+
+  /** The mutable state of one pass. */
+  private static final class Pass {
+    private static final String NODES = "nodes";
+    private final SchedulingInput input;
+    private final int nodesDimension;
+    private final int dimensions;
+    private final Set<String> allowUndefined;
+    private final VolumeTopology volumes;
+    private final List<SchedulingPod> pods = new ArrayList<>();
+    private final String[] errors;
+    private final boolean[] placed;
+    private final List<TemplateIndex> templates = new ArrayList<>();
+    /** Per template: what its limits still allow, or null when unlimited. */
+    private final long[][] remainingLimits;
+    private final List<NodeSlot> nodes = new ArrayList<>();
+    /** Planned NodeClaims in fewest-pods-first order (each knows its position). */
+    private final List<InFlightNodeClaim> claims = new ArrayList<>();
+    private final Map<String, InFlightNodeClaim> claimsByHostname = new java.util.HashMap<>();
+    private final Topology topology;
+    private final boolean preferNoScheduleTaintsExist;
+    private int nextHostname = 1;
+
+    Pass(SchedulingInput input) {
+      this.input = input;
+      this.nodesDimension = ResourceNames.index(NODES);
+      this.dimensions = ResourceNames.count();
+      this.volumes = input.volumes() == null ? VolumeTopology.EMPTY : input.volumes();
+      this.allowUndefined = allowUndefined(input);
+      boolean ignorePreferences = input.options().preferencePolicy() == SchedulerOptions.PreferencePolicy.Ignore;
+
+      List<Pod> pending = new ArrayList<>(input.pendingPods());
+      pending.sort(
+          Comparator.comparingLong((Pod p) -> -p.requests().cpuMilli())
+              .thenComparingLong(p -> -p.requests().memoryMilli())
+              .thenComparingLong(Pod::creationTimestampMillis)
+              .thenComparing(Pod::uid));
+      for (int i = 0; i < pending.size(); i++) {
+        pods.add(new SchedulingPod(pending.get(i), dimensions, i, ignorePreferences));
+      }
+      this.errors = new String[pods.size()];
+      this.placed = new boolean[pods.size()];
+
+      List<SchedulingPod> daemons = new ArrayList<>();
+      for (Pod daemon : input.daemonSetPods()) {
+        daemons.add(new SchedulingPod(daemon, dimensions, daemons.size(), true));
+      }
+      List<NodeClaimTemplate> ordered = new ArrayList<>(input.templates());
+      ordered.sort(
+          Comparator.comparingInt((NodeClaimTemplate t) -> -t.weight())
+              .thenComparing(NodeClaimTemplate::nodePoolName, Comparator.reverseOrder()));
+      this.remainingLimits = new long[ordered.size()][];
+      boolean preferNoSchedule = false;
+      for (NodeClaimTemplate template : ordered) {
+        TemplateIndex index = new TemplateIndex(template, templates.size(), dimensions, daemons, allowUndefined);
+        remainingLimits[templates.size()] = initialLimits(template);
+        templates.add(index);
+        preferNoSchedule |= index.hasPreferNoScheduleTaint;
+      }
+      this.preferNoScheduleTaintsExist = preferNoSchedule;
+
+      List<ExistingNode> existing = new ArrayList<>(input.nodes());
+      existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
+      for (ExistingNode node : existing) {
+        nodes.add(slotFor(node, daemons));
+      }
+      this.topology = buildTopology(existing);
+    }
+
+    /** Well-known labels plus every label an instance type defines: a new NodeClaim resolves them at launch. */
+    private static Set<String> allowUndefined(SchedulingInput input) {
+      Set<String> keys = new HashSet<>(Labels.WELL_KNOWN);
+      for (NodeClaimTemplate template : input.templates()) {
+        for (InstanceType type : template.instanceTypes()) {
+          keys.addAll(type.requirements().keys());
+        }
+      }
+      return Set.copyOf(keys);
+    }
+
+    private long[] initialLimits(NodeClaimTemplate template) {
+      if (template.limits() == null) {
+        return null;
+      }
+      long[] remaining = new long[dimensions];
+      java.util.Arrays.fill(remaining, Long.MAX_VALUE);
+      for (Map.Entry<String, Long> limit : template.limits().toMilli().entrySet()) {
+        int d = ResourceNames.index(limit.getKey());
+        remaining[d] = limit.getValue() - template.usage().milli(d);
+      }
+      return remaining;
+    }
+
+    private NodeSlot slotFor(ExistingNode node, List<SchedulingPod> daemons) {
+      long[] available = SchedulingPod.vector(node.allocatable(), dimensions);
+      long[] daemonRequests = new long[dimensions];
+      long[] daemonBound = new long[dimensions];
+      Requirements labels = Topology.nodeRequirements(node.name(), node.labels()).frozen();
+      for (SchedulingPod daemon : daemons) {
+        if (Taints.untolerated(node.taints(), daemon.pod.tolerations(), true) == null
+            && labels.isCompatible(daemon.requirements, Set.of())) {
+          add(daemonRequests, daemon.requests);
+        }
+      }
+      for (Pod bound : node.pods()) {
+        long[] requests = SchedulingPod.vector(bound.requests(), dimensions);
+        for (int d = 0; d < dimensions; d++) {
+          available[d] -= requests[d];
+        }
+        if (bound.isOwnedByDaemonSet()) {
+          add(daemonBound, requests);
+        }
+      }
+      for (int d = 0; d < dimensions; d++) {
+        available[d] -= Math.max(0, daemonRequests[d] - daemonBound[d]);
+      }
+      NodeSlot slot = new NodeSlot(node, labels, available);
+      for (Pod bound : node.pods()) {
+        slot.hostPorts.addAll(bound.hostPorts());
+      }
+      return slot;
+    }
+
+    private Topology buildTopology(List<ExistingNode> existing) {
+      Set<String> keys = new HashSet<>();
+      Set<String> namespaces = new HashSet<>();
+      Set<String> pendingUids = new HashSet<>();
+      for (SchedulingPod pod : pods) {
+        namespaces.add(pod.pod.namespace());
+        pendingUids.add(pod.pod.uid());
+        for (TopologySpreadConstraint spread : pod.pod.topologySpreadConstraints()) {
+          keys.add(spread.topologyKey());
+        }
+        for (PodAffinityTerm term : pod.pod.requiredPodAffinity()) {
+          keys.add(term.topologyKey());
+        }
+        for (PodAffinityTerm term : pod.pod.requiredPodAntiAffinity()) {
+          keys.add(term.topologyKey());
+        }
+        for (WeightedPodAffinityTerm term : pod.pod.preferredPodAffinity()) {
+          keys.add(term.term().topologyKey());
+        }
+        for (WeightedPodAffinityTerm term : pod.pod.preferredPodAntiAffinity()) {
+          keys.add(term.term().topologyKey());
+        }
+      }
+      for (ExistingNode node : existing) {
+        for (Pod pod : node.pods()) {
+          namespaces.add(pod.namespace());
+          for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+            keys.add(term.topologyKey());
+          }
+        }
+      }
+      keys.remove(Labels.HOSTNAME); // hostnames come from nodes and NodeClaims, not from NodePools
+      TopologyDomains domains = new TopologyDomains(keys);
+      for (TemplateIndex template : templates) {
+        domains.addNodePool(template.requirements, template.template.taints(), template.template.instanceTypes());
+      }
+      for (ExistingNode node : existing) {
+        domains.addNode(node.labels(), node.taints());
+      }
+      Topology result = new Topology(domains, input.namespaceLabels(), namespaces, allowUndefined, pendingUids);
+      for (ExistingNode node : existing) {
+        result.addNode(node.name(), node.labels(), node.taints(), node.pods());
+      }
+      for (SchedulingPod pod : pods) {
+        result.update(pod.pod, pod.topologyConstraints());
+      }
+      return result;
+    }
+
+    SchedulingResult run() {
+      ArrayDeque<SchedulingPod> queue = new ArrayDeque<>();
+      int[] pushedAtLength = new int[pods.size()];
+      int[] pushedInGeneration = new int[pods.size()];
+      int generation = 1;
+      for (SchedulingPod pod : pods) {
+        String rejection = rejection(pod.pod);
+        if (rejection != null) {
+          errors[pod.order] = rejection;
+        } else {
+          queue.addLast(pod);
+        }
+      }
+      while (!queue.isEmpty()) {
+        SchedulingPod pod = queue.peekFirst();
+        // A full cycle without progress: every pod left was pushed back while the queue had this length.
+        if (pushedInGeneration[pod.order] == generation && pushedAtLength[pod.order] == queue.size()) {
+          break;
+        }
+        queue.pollFirst();
+        String error = place(pod);
+        if (error == null) {
+          placed[pod.order] = true;
+          errors[pod.order] = null;
+          continue;
+        }
+        errors[pod.order] = error;
+        queue.addLast(pod);
+        if (Preferences.relax(pod, preferNoScheduleTaintsExist) != null) {
+          generation++;
+          topology.update(pod.pod, pod.topologyConstraints());
+        } else {
+          pushedInGeneration[pod.order] = generation;
+          pushedAtLength[pod.order] = queue.size();
+        }
+      }
+      return result();
+    }
+
+    /** Why upstream would not provision for the pod at all (restricted labels, broken volumes), or null. */
+    private String rejection(Pod pod) {
+      for (String key : pod.nodeSelector().keySet()) {
+        if (Labels.isRestricted(Labels.normalize(key))) {
+          return "node selector uses restricted label " + key;
+        }
+      }
+      for (Requirements term : pod.requiredNodeAffinityTerms()) {
+        for (String key : term.keys()) {
+          if (Labels.isRestricted(key)) {
+            return "required node affinity uses restricted label " + key;
+          }
+        }
+      }
+      return volumes.validate(pod);
+    }
+
+    /** Places the pod, returning null, or why it fits nowhere. */
+    private String place(SchedulingPod pod) {
+      List<Requirements> alternatives = volumes.requirementsFor(pod.pod);
+      if (alternatives.isEmpty()) {
+        return "the pod's volumes require incompatible topologies";
+      }
+      for (NodeSlot node : nodes) {
+        if (tryNode(node, pod, alternatives)) {
+          return null;
+        }
+      }
+      for (InFlightNodeClaim claim : candidateClaims(pod)) {
+        Placement placement = tryClaim(claim, pod, alternatives, null);
+        if (placement != null) {
+          commit(claim, pod, placement);
+          return null;
+        }
+      }
+      for (TemplateIndex template : templates) {
+        if (tryNewClaim(template, pod, alternatives, null)) {
+          return null;
+        }
+      }
+      return explain(pod, alternatives);
+    }
+
+    /**
+     * The planned NodeClaims worth trying, in fewest-pods-first order: all of them, unless the pod's
+     * hostname topology admits only a few hostnames (anti-affinity, self-selecting hostname spread),
+     * in which case only the claims with those hostnames, which keeps pods with hostname
+     * anti-affinity from scanning every claim.
+     */
+    private List<InFlightNodeClaim> candidateClaims(SchedulingPod pod) {
+      Set<String> hostnames = topology.hostnameCandidates(pod.pod);
+      if (hostnames == null || hostnames.size() >= claims.size()) {
+        return claims;
+      }
+      List<InFlightNodeClaim> candidates = new ArrayList<>(hostnames.size());
+      for (String hostname : hostnames) {
+        InFlightNodeClaim claim = claimsByHostname.get(hostname);
+        if (claim != null) {
+          candidates.add(claim);
+        }
+      }
+      candidates.sort(Comparator.comparingInt(c -> c.position));
+      return candidates;
+    }
+
+    /** Reruns the NodePool attempts, collecting why each refused the pod. */
+    private String explain(SchedulingPod pod, List<Requirements> alternatives) {
+      if (templates.isEmpty()) {
+        return nodes.isEmpty() ? "no NodePool can launch nodes" : "no existing node fits and no NodePool can launch nodes";
+      }
+      StringBuilder reasons = new StringBuilder();
+      for (TemplateIndex template : templates) {
+        StringBuilder why = new StringBuilder();
+        if (tryNewClaim(template, pod, alternatives, why)) {
+          return null; // unreachable: the same attempt just failed
+        }
+        if (!reasons.isEmpty()) {
+          reasons.append("; ");
+        }
+        reasons.append("incompatible with nodepool \"").append(template).append("\": ").append(why);
+      }
+      return reasons.toString();
+    }
+
+    private boolean tryNode(NodeSlot node, SchedulingPod pod, List<Requirements> alternatives) {
+      if (!node.hasRoomFor(pod.requests)
+          || pod.untolerated(node.node.taints()) != null
+          || conflicts(node.hostPorts, pod.hostPorts)) {
+        return false;
+      }
+      Requirements requirements = node.requirements;
+      if (!pod.requirements.isEmpty()) {
+        if (!requirements.isCompatible(pod.requirements, Set.of())) {
+          return false;
+        }
+        requirements = requirements.copy().add(pod.requirements);
+      }
+      for (Requirements volume : alternatives) {
+        Requirements candidate = requirements;
+        if (!volume.isEmpty()) {
+          if (!candidate.isCompatible(volume, Set.of())) {
+            continue;
+          }
+          candidate = candidate.copy().add(volume);
+        }
+        Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, false);
+        if (outcome.failed()) {
+          continue;
+        }
+        if (outcome.requirements() != null) {
+          if (!candidate.isCompatible(outcome.requirements(), Set.of())) {
+            continue;
+          }
+          candidate = candidate.copy().add(outcome.requirements());
+        }
+        node.add(pod);
+        topology.record(pod.pod, candidate, node.node.taints(), Set.of());
+        return true;
+      }
+      return false;
+    }
+
+    /** Where a pod can go on a NodeClaim: the narrowed requirements and the options left. */
+    private record Placement(Requirements requirements, long[] options, boolean relaxedMinValues) {}
+
+    /**
+     * Upstream's {@code NodeClaim.CanAdd}: taints, host ports, requirement compatibility (undefined
+     * well-known labels allowed), then for each volume alternative the topology requirements and the
+     * instance-type filter. Returns null when the pod cannot join; {@code why}, when given, collects
+     * the reason.
+     */
+    private Placement tryClaim(InFlightNodeClaim claim, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+      TemplateIndex template = claim.template;
+      String untolerated = pod.untolerated(template.template.taints());
+      if (untolerated != null) {
+        return fail(why, untolerated);
+      }
+      if (why == null && !claim.mayFit(pod.requests)) {
+        return null;
+      }
+      if (conflicts(claim.hostPorts, pod.hostPorts)) {
+        return fail(why, "host ports " + pod.hostPorts + " conflict with pods already on the node");
+      }
+      Requirements requirements = claim.requirements;
+      List<String> changedKeys = new ArrayList<>(4);
+      if (!pod.requirements.isEmpty()) {
+        if (why != null) {
+          String incompatible = requirements.compatibility(pod.requirements, allowUndefined);
+          if (incompatible != null) {
+            return fail(why, incompatible);
+          }
+        } else if (!requirements.isCompatible(pod.requirements, allowUndefined)) {
+          return null;
+        }
+        requirements = requirements.copy().add(pod.requirements);
+        changedKeys.addAll(pod.requirements.keys());
+      }
+      String lastError = null;
+      for (Requirements volume : alternatives) {
+        Requirements candidate = requirements;
+        int keysBefore = changedKeys.size();
+        if (!volume.isEmpty()) {
+          if (!candidate.isCompatible(volume, allowUndefined)) {
+            lastError = why == null ? null : "volume requirements " + volume + " conflict with " + candidate;
+            continue;
+          }
+          candidate = candidate.copy().add(volume);
+          changedKeys.addAll(volume.keys());
+        }
+        Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, why != null);
+        if (outcome.failed()) {
+          lastError = outcome.error();
+          truncate(changedKeys, keysBefore);
+          continue;
+        }
+        if (outcome.requirements() != null) {
+          if (!candidate.isCompatible(outcome.requirements(), allowUndefined)) {
+            lastError = why == null ? null : "topology requirements " + outcome.requirements() + " conflict with " + candidate;
+            truncate(changedKeys, keysBefore);
+            continue;
+          }
+          candidate = candidate.copy().add(outcome.requirements());
+          changedKeys.addAll(outcome.requirements().keys());
+        }
+        StringBuilder attempt = why == null ? null : new StringBuilder();
+        Placement placement = filter(claim, pod, candidate, changedKeys, attempt);
+        if (placement != null) {
+          return placement;
+        }
+        lastError = attempt == null ? null : attempt.toString();
+        truncate(changedKeys, keysBefore);
+      }
+      return fail(why, lastError == null ? "no instance type fits" : lastError);
+    }
+
+    private static void truncate(List<String> list, int size) {
+      while (list.size() > size) {
+        list.remove(list.size() - 1);
+      }
+    }
+
+    private static Placement fail(StringBuilder why, String reason) {
+      if (why != null && reason != null) {
+        why.append(reason);
+      }
+      return null;
+    }
+
+    /**
+     * Upstream's {@code filterInstanceTypesByRequirements}: for each DaemonSet group without a host
+     * port conflict, the options whose requirements match, that have a compatible available offering
+     * and whose allocatable holds the claim's pods, this pod and the group's DaemonSets; then minValues.
+     * Returns null when nothing is left, explaining why into {@code why} when given.
+     */
+    private Placement filter(InFlightNodeClaim claim, SchedulingPod pod, Requirements requirements, List<String> changedKeys, StringBuilder why) {
+      TemplateIndex template = claim.template;
+      long[] matching = changedKeys.isEmpty() ? null : template.compatibleWith(requirements, changedKeys);
+      long[] result = null;
+      long[] total = new long[dimensions];
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        if (conflicts(group.hostPorts(), pod.hostPorts)) {
+          continue;
+        }
+        long[] mask = Bits.copy(claim.options);
+        if (!Bits.andInto(mask, group.types()) || (matching != null && !Bits.andInto(mask, matching))) {
+          continue;
+        }
+        for (int d = 0; d < dimensions; d++) {
+          total[d] = claim.requests[d] + pod.requests[d] + group.overhead()[d];
+        }
+        if (!template.narrowToFit(mask, total) || Bits.isEmpty(mask)) {
+          continue;
+        }
+        if (result == null) {
+          result = mask;
+        } else {
+          Bits.orInto(result, mask);
+        }
+      }
+      if (result == null) {
+        return fail(why, why == null ? null : explainNoInstanceType(claim, pod, requirements, changedKeys, matching));
+      }
+      boolean relaxed = false;
+      if (requirements.hasMinValues()) {
+        InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(template.typesIn(result), requirements);
+        if (!minValues.satisfied()) {
+          if (input.options().minValuesPolicy() == SchedulerOptions.MinValuesPolicy.Strict) {
+            return fail(why, minValues.reason());
+          }
+          requirements = requirements.copy();
+          for (Map.Entry<String, Integer> unmet : minValues.unsatisfied().entrySet()) {
+            requirements.put(requirements.get(unmet.getKey()).withMinValues(unmet.getValue()));
+          }
+          relaxed = true;
+        }
+      }
+      return new Placement(requirements.frozen(), result, relaxed);
+    }
+
+    /** Tells apart which of requirements, offerings and fit left no instance type. */
+    private String explainNoInstanceType(
+        InFlightNodeClaim claim, SchedulingPod pod, Requirements requirements, List<String> changedKeys, long[] matching) {
+      TemplateIndex template = claim.template;
+      long[] candidates = Bits.copy(claim.options);
+      if (matching != null && !Bits.andInto(candidates, matching)) {
+        List<String> parts = new ArrayList<>();
+        for (String key : new java.util.TreeSet<>(changedKeys)) {
+          if (requirements.has(key)) {
+            parts.add(requirements.get(key).toString());
+          }
+        }
+        return "no instance type with an available offering satisfies " + String.join(", ", parts);
+      }
+      long[] smallest = null;
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        if (smallest == null || lessThan(group.overhead(), smallest)) {
+          smallest = group.overhead();
+        }
+      }
+      long[] total = new long[dimensions];
+      for (int d = 0; d < dimensions; d++) {
+        total[d] = claim.requests[d] + pod.requests[d] + smallest[d];
+      }
+      long[] largest = template.maxAllocatable(candidates);
+      StringBuilder s = new StringBuilder("no instance type has room for requests ").append(describe(pod.requests));
+      if (!isZero(smallest)) {
+        s.append(" plus daemonset overhead ").append(describe(smallest));
+      }
+      if (!claim.pods.isEmpty()) {
+        s.append(" plus pods already planned ").append(describe(claim.requests));
+      }
+      List<String> exceeded = new ArrayList<>();
+      for (int d = 0; d < dimensions; d++) {
+        if (total[d] > largest[d]) {
+          exceeded.add(ResourceNames.name(d) + " " + Quantity.format(ResourceNames.name(d), largest[d]));
+        }
+      }
+      if (exceeded.isEmpty()) {
+        return s.append(" (no single instance type has room in every dimension, or daemonset host ports conflict)").toString();
+      }
+      return s.append(" (largest allocatable: ").append(String.join(", ", exceeded)).append(')').toString();
+    }
+
+    private static boolean lessThan(long[] a, long[] b) {
+      for (int d = 0; d < a.length; d++) {
+        if (a[d] != b[d]) {
+          return a[d] < b[d];
+        }
+      }
+      return false;
+    }
+
+    private static boolean isZero(long[] v) {
+      for (long x : v) {
+        if (x != 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private String describe(long[] vector) {
+      return toResources(vector).toQuantities().toString().replace("=", ": ");
+    }
+
+    private Resources toResources(long[] vector) {
+      Resources.Builder builder = Resources.builder();
+      for (int d = 0; d < vector.length; d++) {
+        if (vector[d] != 0) {
+          builder.milli(d, vector[d]);
+        }
+      }
+      return builder.build();
+    }
+
+    /** Tries a fresh NodeClaim from the template; on success it joins the pass's claims. */
+    private boolean tryNewClaim(TemplateIndex template, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+      long[] options = Bits.copy(template.launchable);
+      if (Bits.isEmpty(options)) {
+        fail(why, "no instance type has an available offering compatible with the nodepool's requirements");
+        return false;
+      }
+      long[] remaining = remainingLimits[template.ordinal];
+      if (remaining != null) {
+        if (remaining[nodesDimension] != Long.MAX_VALUE && remaining[nodesDimension] < 1000) {
+          fail(why, "nodepool node limit reached");
+          return false;
+        }
+        for (int t = Bits.next(options, 0); t >= 0; t = Bits.next(options, t + 1)) {
+          for (int d = 0; d < dimensions; d++) {
+            if (d != nodesDimension && template.capacity[d][t] > remaining[d]) {
+              options[t >>> 6] &= ~(1L << t);
+              break;
+            }
+          }
+        }
+        if (Bits.isEmpty(options)) {
+          fail(why, "all instance types exceed the nodepool's remaining limits " + describeLimits(remaining));
+          return false;
+        }
+      }
+      String hostname = String.format("hostname-placeholder-%04d", nextHostname);
+      topology.register(Labels.HOSTNAME, hostname);
+      Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
+      InFlightNodeClaim claim = new InFlightNodeClaim(template, hostname, nextHostname, requirements, options);
+      Placement placement = tryClaim(claim, pod, alternatives, why);
+      if (placement == null) {
+        return false;
+      }
+      nextHostname++;
+      claim.position = insertionPoint();
+      claims.add(claim.position, claim);
+      claimsByHostname.put(hostname, claim);
+      renumber(claim.position + 1);
+      commit(claim, pod, placement);
+      if (remaining != null) {
+        long[] largest = template.maxCapacity(claim.options);
+        for (int d = 0; d < dimensions; d++) {
+          if (remaining[d] == Long.MAX_VALUE) {
+            continue;
+          }
+          if (d == nodesDimension) {
+            remaining[d] -= 1000;
+          } else {
+            remaining[d] -= largest[d];
+          }
+        }
+      }
+      return true;
+    }
+
+    private static String describeLimits(long[] remaining) {
+      Map<String, String> shown = new java.util.TreeMap<>();
+      for (int d = 0; d < remaining.length; d++) {
+        if (remaining[d] != Long.MAX_VALUE) {
+          shown.put(ResourceNames.name(d), Quantity.format(ResourceNames.name(d), Math.max(0, remaining[d])));
+        }
+      }
+      return shown.toString().replace("=", ": ");
+    }
+
+    /** A new claim (one pod, newest) goes after every claim with one pod or fewer. */
+    private int insertionPoint() {
+      int low = 0;
+      int high = claims.size();
+      while (low < high) {
+        int mid = (low + high) >>> 1;
+        if (claims.get(mid).pods.size() <= 1) {
+          low = mid + 1;
+        } else {
+          high = mid;
+        }
+      }
+      return low;
+    }
+
+    private void renumber(int from) {
+      for (int i = from; i < claims.size(); i++) {
+        claims.get(i).position = i;
+      }
+    }
+
+    private void commit(InFlightNodeClaim claim, SchedulingPod pod, Placement placement) {
+      claim.add(pod, placement.requirements(), placement.options(), placement.relaxedMinValues());
+      topology.record(pod.pod, claim.requirements, claim.template.template.taints(), allowUndefined);
+      // Keep fewest-pods-first order: the claim moves right past claims it no longer precedes.
+      int i = claim.position;
+      while (i + 1 < claims.size() && claims.get(i + 1).precedes(claim)) {
+        InFlightNodeClaim next = claims.get(i + 1);
+        claims.set(i, next);
+        next.position = i;
+        i++;
+      }
+      claims.set(i, claim);
+      claim.position = i;
+    }
+
+    private static boolean conflicts(List<HostPort> used, List<HostPort> incoming) {
+      if (used.isEmpty() || incoming.isEmpty()) {
+        return false;
+      }
+      for (HostPort port : incoming) {
+        for (HostPort other : used) {
+          if (port.conflicts(other)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    private static void add(long[] into, long[] values) {
+      for (int d = 0; d < into.length; d++) {
+        into[d] += values[d];
+      }
+    }
+
+    private SchedulingResult result() {
+      List<PlannedNodeClaim> planned = new ArrayList<>();
+      List<InFlightNodeClaim> bySequence = new ArrayList<>(claims);
+      bySequence.sort(Comparator.comparingInt(c -> c.sequence));
+      for (InFlightNodeClaim claim : bySequence) {
+        PlannedNodeClaim plan = finalise(claim);
+        if (plan != null) {
+          planned.add(plan);
+        }
+      }
+      Map<String, List<Pod>> existing = new LinkedHashMap<>();
+      for (NodeSlot node : nodes) {
+        if (!node.placed.isEmpty()) {
+          existing.put(node.node.name(), List.copyOf(node.placed));
+        }
+      }
+      List<PodError> unschedulable = new ArrayList<>();
+      for (SchedulingPod pod : pods) {
+        if (!placed[pod.order]) {
+          unschedulable.add(new PodError(pod.pod, errors[pod.order] == null ? "not attempted" : errors[pod.order]));
+        }
+      }
+      return new SchedulingResult(planned, existing, unschedulable);
+    }
+
+    /**
+     * Upstream's {@code ToNodeClaim} plus {@code TruncateInstanceTypes}: options ordered by their
+     * cheapest compatible available offering and cut to 600 (minValues re-checked), the instance-type
+     * and capacity-type requirements resolved, the hostname placeholder and simulation-only labels
+     * dropped, and the smallest still-possible DaemonSet overhead added to the requests.
+     */
+    private PlannedNodeClaim finalise(InFlightNodeClaim claim) {
+      TemplateIndex template = claim.template;
+      Requirements requirements = claim.requirements.copy();
+      requirements.remove(Labels.HOSTNAME);
+      for (String key : Labels.SIMULATION_ONLY) {
+        requirements.remove(key);
+      }
+      TemplateIndex.Pricing pricing = template.pricing(requirements);
+      List<Integer> order = new ArrayList<>(Bits.cardinality(claim.options));
+      for (int t = Bits.next(claim.options, 0); t >= 0; t = Bits.next(claim.options, t + 1)) {
+        order.add(t);
+      }
+      order.sort(Comparator.<Integer>comparingDouble(pricing::price).thenComparing(t -> template.types[t].name()));
+      if (order.size() > MAX_INSTANCE_TYPES) {
+        order = order.subList(0, MAX_INSTANCE_TYPES);
+      }
+      List<InstanceType> options = new ArrayList<>(order.size());
+      for (int t : order) {
+        options.add(template.types[t]);
+      }
+      boolean relaxed = claim.minValuesRelaxed;
+      if (requirements.hasMinValues()) {
+        InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(options, requirements);
+        if (!minValues.satisfied()) {
+          if (input.options().minValuesPolicy() == SchedulerOptions.MinValuesPolicy.Strict) {
+            String reason = minValues.reason() + " after truncating to the " + MAX_INSTANCE_TYPES + " cheapest instance types";
+            for (SchedulingPod pod : claim.pods) {
+              placed[pod.order] = false;
+              errors[pod.order] = reason;
+            }
+            return null;
+          }
+          for (Map.Entry<String, Integer> unmet : minValues.unsatisfied().entrySet()) {
+            requirements.put(requirements.get(unmet.getKey()).withMinValues(unmet.getValue()));
+          }
+          relaxed = true;
+        }
+      }
+      long[] overhead = null;
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        if (Bits.intersects(group.types(), claim.options)
+            && !conflicts(group.hostPorts(), claim.hostPorts)
+            && (overhead == null || lessThan(group.overhead(), overhead))) {
+          overhead = group.overhead();
+        }
+      }
+      long[] total = claim.requests.clone();
+      if (overhead != null) {
+        add(total, overhead);
+      }
+      List<String> names = new ArrayList<>(options.size());
+      Set<String> capacityTypes = new java.util.TreeSet<>();
+      for (int t : order) {
+        names.add(template.types[t].name());
+        capacityTypes.addAll(pricing.capacityTypes().get(t));
+      }
+      Offering cheapest = pricing.cheapest()[order.get(0)];
+      Integer typeMinValues = requirements.has(Labels.INSTANCE_TYPE) ? requirements.get(Labels.INSTANCE_TYPE).minValues() : null;
+      Integer capacityMinValues = requirements.has(Labels.CAPACITY_TYPE) ? requirements.get(Labels.CAPACITY_TYPE).minValues() : null;
+      requirements.put(Requirement.of(Labels.INSTANCE_TYPE, Operator.In, names, typeMinValues));
+      if (!capacityTypes.isEmpty()) {
+        requirements.put(Requirement.of(Labels.CAPACITY_TYPE, Operator.In, capacityTypes, capacityMinValues));
+      }
+      List<Pod> claimPods = new ArrayList<>(claim.pods.size());
+      for (SchedulingPod pod : claim.pods) {
+        claimPods.add(pod.pod);
+      }
+      return new PlannedNodeClaim(template.template, requirements, options, claimPods, toResources(total), cheapest, relaxed);
+    }
+  }
+}

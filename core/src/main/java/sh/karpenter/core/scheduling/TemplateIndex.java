@@ -1,0 +1,352 @@
+package sh.karpenter.core.scheduling;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.taints.Taint;
+
+/**
+ * A NodeClaimTemplate prepared for fast instance-type filtering: its instance types as an array
+ * that bit sets index into, allocatable and capacity as dimension-major matrices, for each resource
+ * dimension the types sorted by allocatable (so "types with at least x" is one cached bit set), and
+ * caches of the types compatible with a requirement or having an offering a requirement set allows.
+ */
+final class TemplateIndex {
+  final NodeClaimTemplate template;
+  final int ordinal;
+  final InstanceType[] types;
+  final int words;
+  final int dimensions;
+  /** [dimension][type] */
+  final long[][] allocatable;
+  /** [dimension][type] */
+  final long[][] capacity;
+  /** The template's requirements merged with its labels (frozen). */
+  final Requirements requirements;
+  /** Types compatible with the template's requirements that have an available compatible offering. */
+  final long[] launchable;
+  final List<DaemonGroup> daemonGroups;
+  final boolean hasPreferNoScheduleTaint;
+
+  private final Set<String> offeringKeys = new TreeSet<>();
+  private final long[][] sortedAllocatable;
+  private final long[][][] atLeast;
+  private final Map<Requirement, long[]> keyMasks = new HashMap<>();
+  private final Map<Requirements, long[]> offeringMasks = new HashMap<>();
+  private final Map<Requirements, Pricing> pricings = new HashMap<>();
+  private final long[] emptyMask;
+
+  /**
+   * Per type, under some requirements: the cheapest available compatible offering (null when none)
+   * and the capacity types of the available compatible offerings.
+   */
+  record Pricing(Offering[] cheapest, List<Set<String>> capacityTypes) {
+    double price(int type) {
+      return cheapest[type] == null ? Double.MAX_VALUE : cheapest[type].price();
+    }
+  }
+
+  /** DaemonSet pods that all land on the same instance types, and what they add to a node. */
+  record DaemonGroup(long[] types, long[] overhead, List<sh.karpenter.core.pod.HostPort> hostPorts) {}
+
+  /**
+   * @param daemonSetPods one pod per DaemonSet; grouped per instance type by which of them would run there
+   * @param allowUndefined labels a NodeClaim may leave undefined when matched against pod requirements
+   */
+  TemplateIndex(
+      NodeClaimTemplate template, int ordinal, int dimensions, List<SchedulingPod> daemonSetPods, Set<String> allowUndefined) {
+    this.template = template;
+    this.ordinal = ordinal;
+    this.types = template.instanceTypes().toArray(new InstanceType[0]);
+    this.words = Bits.words(types.length);
+    this.dimensions = dimensions;
+    this.emptyMask = new long[words];
+    this.allocatable = new long[dimensions][types.length];
+    this.capacity = new long[dimensions][types.length];
+    for (int t = 0; t < types.length; t++) {
+      Resources alloc = types[t].allocatable();
+      Resources cap = types[t].capacity();
+      for (int d = 0; d < dimensions; d++) {
+        allocatable[d][t] = alloc.milli(d);
+        capacity[d][t] = cap.milli(d);
+      }
+      for (Offering offering : types[t].offerings()) {
+        offeringKeys.addAll(offering.requirements().keys());
+      }
+    }
+    this.sortedAllocatable = new long[dimensions][];
+    this.atLeast = new long[dimensions][][];
+    for (int d = 0; d < dimensions; d++) {
+      long[] values = Arrays.stream(allocatable[d]).distinct().sorted().toArray();
+      sortedAllocatable[d] = values;
+      atLeast[d] = new long[values.length][];
+    }
+    Requirements merged = template.requirements().copy().add(Requirements.fromLabels(template.labels()));
+    this.requirements = merged.frozen();
+    long[] launch = Bits.all(types.length);
+    long[] byKeys = compatibleWith(requirements, requirements.keys());
+    if (byKeys != null) {
+      Bits.andInto(launch, byKeys);
+    }
+    Bits.andInto(launch, offeringMask(requirements));
+    this.launchable = launch;
+    this.daemonGroups = groupDaemons(daemonSetPods, allowUndefined);
+    boolean preferNoSchedule = false;
+    for (Taint taint : template.taints()) {
+      preferNoSchedule |= taint.effect() == Taint.Effect.PreferNoSchedule;
+    }
+    this.hasPreferNoScheduleTaint = preferNoSchedule;
+  }
+
+  int size() {
+    return types.length;
+  }
+
+  long[] empty() {
+    return emptyMask;
+  }
+
+  /**
+   * Groups the instance types by the DaemonSet pods that would run on them: a DaemonSet pod runs on
+   * a type when it tolerates the template's taints (PreferNoSchedule aside), one of its node terms is
+   * compatible with the template and intersects the type's requirements.
+   */
+  private List<DaemonGroup> groupDaemons(List<SchedulingPod> daemonSetPods, Set<String> allowUndefined) {
+    List<List<Requirements>> terms = new ArrayList<>(daemonSetPods.size());
+    List<Boolean> eligible = new ArrayList<>(daemonSetPods.size());
+    for (SchedulingPod daemon : daemonSetPods) {
+      List<Requirements> daemonTerms = daemon.topologyConstraints().nodeAffinityTerms();
+      if (daemonTerms.isEmpty()) {
+        daemonTerms = List.of(Requirements.EMPTY);
+      }
+      terms.add(daemonTerms);
+      boolean ok = sh.karpenter.core.taints.Taints.untolerated(template.taints(), daemon.pod.tolerations(), true) == null
+          && daemonTerms.stream().anyMatch(t -> requirements.isCompatible(t, allowUndefined));
+      eligible.add(ok);
+    }
+    Map<java.util.BitSet, long[]> typesByDaemons = new java.util.LinkedHashMap<>();
+    for (int t = 0; t < types.length; t++) {
+      java.util.BitSet daemons = new java.util.BitSet();
+      for (int i = 0; i < daemonSetPods.size(); i++) {
+        if (!eligible.get(i)) {
+          continue;
+        }
+        Requirements typeRequirements = types[t].requirements();
+        if (terms.get(i).stream().anyMatch(typeRequirements::intersects)) {
+          daemons.set(i);
+        }
+      }
+      Bits.set(typesByDaemons.computeIfAbsent(daemons, k -> new long[words]), t);
+    }
+    List<DaemonGroup> groups = new ArrayList<>(typesByDaemons.size());
+    typesByDaemons.forEach((daemons, mask) -> {
+      long[] overhead = new long[dimensions];
+      List<sh.karpenter.core.pod.HostPort> ports = new ArrayList<>();
+      for (int i = daemons.nextSetBit(0); i >= 0; i = daemons.nextSetBit(i + 1)) {
+        SchedulingPod daemon = daemonSetPods.get(i);
+        for (int d = 0; d < dimensions; d++) {
+          overhead[d] += daemon.requests[d];
+        }
+        ports.addAll(daemon.hostPorts);
+      }
+      groups.add(new DaemonGroup(mask, overhead, List.copyOf(ports)));
+    });
+    if (groups.isEmpty()) {
+      groups.add(new DaemonGroup(Bits.all(types.length), new long[dimensions], List.of()));
+    }
+    return List.copyOf(groups);
+  }
+
+  /**
+   * The types compatible with {@code reqs} on the given keys: each type's requirement on a key (if it
+   * defines one) intersects, and when an offering key is among them, some available offering is
+   * compatible. Null when none of the keys restricts the types.
+   */
+  long[] compatibleWith(Requirements reqs, Iterable<String> keys) {
+    long[] mask = null;
+    boolean offeringsTouched = false;
+    for (String key : keys) {
+      if (offeringKeys.contains(key)) {
+        offeringsTouched = true;
+      }
+      if (!reqs.has(key)) {
+        continue;
+      }
+      long[] keyMask = keyMask(reqs.get(key));
+      mask = mask == null ? Bits.copy(keyMask) : and(mask, keyMask);
+    }
+    if (offeringsTouched) {
+      long[] offered = offeringMask(reqs);
+      mask = mask == null ? Bits.copy(offered) : and(mask, offered);
+    }
+    return mask;
+  }
+
+  private static long[] and(long[] into, long[] other) {
+    Bits.andInto(into, other);
+    return into;
+  }
+
+  /** Types whose requirement on the key intersects {@code requirement} (types not defining the key pass). */
+  long[] keyMask(Requirement requirement) {
+    long[] mask = keyMasks.get(requirement);
+    if (mask == null) {
+      mask = new long[words];
+      String key = requirement.key();
+      for (int t = 0; t < types.length; t++) {
+        Requirements typeRequirements = types[t].requirements();
+        if (!typeRequirements.has(key) || typeRequirements.get(key).intersects(requirement)) {
+          Bits.set(mask, t);
+        }
+      }
+      keyMasks.put(requirement, mask);
+    }
+    return mask;
+  }
+
+  /** The part of {@code reqs} offerings are judged by. */
+  private Requirements offeringRelevant(Requirements reqs) {
+    Requirements relevant = new Requirements();
+    for (String key : offeringKeys) {
+      if (reqs.has(key)) {
+        relevant.put(reqs.get(key));
+      }
+    }
+    return relevant;
+  }
+
+  /** Prices and capacity types of every type under {@code reqs} (only offering keys matter), cached. */
+  Pricing pricing(Requirements reqs) {
+    Requirements relevant = offeringRelevant(reqs);
+    Pricing pricing = pricings.get(relevant);
+    if (pricing == null) {
+      Offering[] cheapest = new Offering[types.length];
+      List<Set<String>> capacityTypes = new ArrayList<>(types.length);
+      for (int t = 0; t < types.length; t++) {
+        cheapest[t] = types[t].cheapestOffering(relevant);
+        Set<String> kinds = new TreeSet<>();
+        for (Offering offering : types[t].offerings()) {
+          if (offering.available() && offering.capacityType() != null && offering.isCompatible(relevant)) {
+            kinds.add(offering.capacityType());
+          }
+        }
+        capacityTypes.add(Set.copyOf(kinds));
+      }
+      pricing = new Pricing(cheapest, capacityTypes);
+      pricings.put(relevant.frozen(), pricing);
+    }
+    return pricing;
+  }
+
+  /** Types with an available offering compatible with {@code reqs} (only offering keys matter). */
+  long[] offeringMask(Requirements reqs) {
+    Requirements relevant = offeringRelevant(reqs);
+    long[] mask = offeringMasks.get(relevant);
+    if (mask == null) {
+      mask = new long[words];
+      for (int t = 0; t < types.length; t++) {
+        for (Offering offering : types[t].offerings()) {
+          if (offering.available() && offering.isCompatible(relevant)) {
+            Bits.set(mask, t);
+            break;
+          }
+        }
+      }
+      offeringMasks.put(relevant.frozen(), mask);
+    }
+    return mask;
+  }
+
+  /** True when {@code key} is a label some offering carries (zone, capacity type, reservation). */
+  boolean isOfferingKey(String key) {
+    return offeringKeys.contains(key);
+  }
+
+  /**
+   * Narrows {@code mask} to the types whose allocatable holds {@code total} in every dimension;
+   * returns false (leaving {@code mask} partly cleared) as soon as nothing is left.
+   */
+  boolean narrowToFit(long[] mask, long[] total) {
+    for (int d = 0; d < total.length; d++) {
+      long need = total[d];
+      if (need > 0 && !Bits.andInto(mask, atLeast(d, need))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Types with at least {@code need} allocatable in dimension {@code d}. */
+  long[] atLeast(int d, long need) {
+    if (d >= dimensions) {
+      return emptyMask;
+    }
+    long[] values = sortedAllocatable[d];
+    int rank = Arrays.binarySearch(values, need);
+    if (rank < 0) {
+      rank = -rank - 1;
+    }
+    if (rank == values.length) {
+      return emptyMask;
+    }
+    long[] mask = atLeast[d][rank];
+    if (mask == null) {
+      long threshold = values[rank];
+      mask = new long[words];
+      long[] column = allocatable[d];
+      for (int t = 0; t < types.length; t++) {
+        if (column[t] >= threshold) {
+          Bits.set(mask, t);
+        }
+      }
+      atLeast[d][rank] = mask;
+    }
+    return mask;
+  }
+
+  /** Per dimension, the largest allocatable among the types in {@code mask}. */
+  long[] maxAllocatable(long[] mask) {
+    return maxOver(allocatable, mask);
+  }
+
+  /** Per dimension, the largest capacity among the types in {@code mask}. */
+  long[] maxCapacity(long[] mask) {
+    return maxOver(capacity, mask);
+  }
+
+  private long[] maxOver(long[][] matrix, long[] mask) {
+    long[] max = new long[dimensions];
+    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+      for (int d = 0; d < dimensions; d++) {
+        long value = matrix[d][t];
+        if (value > max[d]) {
+          max[d] = value;
+        }
+      }
+    }
+    return max;
+  }
+
+  /** The types in a mask, in catalogue order. */
+  List<InstanceType> typesIn(long[] mask) {
+    List<InstanceType> list = new ArrayList<>(Bits.cardinality(mask));
+    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+      list.add(types[t]);
+    }
+    return list;
+  }
+
+  @Override
+  public String toString() {
+    return template.nodePoolName();
+  }
+}
