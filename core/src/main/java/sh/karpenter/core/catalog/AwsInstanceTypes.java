@@ -1,0 +1,253 @@
+package sh.karpenter.core.catalog;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.instancetype.Overhead;
+import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.ResourceNames;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Turns {@link AwsInstanceTypeInfo} entries into {@link InstanceType}s exactly as the AWS provider
+ * does for an AL2023 node class with default kubelet settings (aws-provider.md §2.2 capacity, §2.3
+ * overhead, §2.4 requirements, §2.5 offerings).
+ *
+ * <p>Where the data file lacks a fact the provider would have:
+ *
+ * <ul>
+ *   <li>types without ENI data (no vpclimits entry) get {@value #FALLBACK_MAX_PODS} pods, also used
+ *       for the kube-reserved memory formula;
+ *   <li>the EFA interface count is taken from the published allocatable (extended resources carry no
+ *       overhead, so it equals the capacity);
+ *   <li>{@code topology.k8s.aws/zone-id} and {@code instance-encryption-in-transit-supported} are not
+ *       set (no data);
+ *   <li>a1.* types are not compatible with AL2023: their offerings are unavailable, as upstream's
+ *       compatibility check makes them.
+ * </ul>
+ */
+public final class AwsInstanceTypes {
+  private AwsInstanceTypes() {}
+
+  /** Max pods of a type without ENI data (the Kubernetes default). */
+  public static final int FALLBACK_MAX_PODS = 110;
+
+  /** The AL2023 default root volume, which is the node's ephemeral storage: 20Gi. */
+  public static final long ROOT_VOLUME_BYTES = 20L << 30;
+
+  private static final long MIB = 1L << 20;
+  private static final long GIB = 1L << 30;
+  private static final long MILLI = 1000;
+
+  /** Neuron cores per device, by accelerator name (DescribeInstanceTypes NeuronInfo). */
+  private static final Map<String, Integer> NEURON_CORES_PER_DEVICE =
+      Map.of("inferentia", 4, "inferentia2", 2, "trainium", 2, "trainium2", 8);
+
+  private static final Map<String, String> GPU_RESOURCE_BY_MANUFACTURER =
+      Map.of(
+          "nvidia", AwsLabels.RESOURCE_NVIDIA_GPU,
+          "amd", AwsLabels.RESOURCE_AMD_GPU,
+          "habana", AwsLabels.RESOURCE_HABANA_GAUDI);
+
+  private static final List<String> CAPACITY_TYPES =
+      List.of(Labels.CAPACITY_TYPE_ON_DEMAND, Labels.CAPACITY_TYPE_SPOT);
+
+  /**
+   * Instance types for every priced entry, in data-file order; entries without a price are skipped.
+   */
+  public static List<InstanceType> of(List<AwsInstanceTypeInfo> infos, String region, AwsCatalogOptions options) {
+    List<Requirements> offeringRequirements = new ArrayList<>();
+    for (String zone : options.zones()) {
+      for (String capacityType : CAPACITY_TYPES) {
+        offeringRequirements.add(
+            Requirements.of(
+                    Requirement.in(Labels.CAPACITY_TYPE, capacityType),
+                    Requirement.in(Labels.ZONE, zone),
+                    Requirement.doesNotExist(Labels.RESERVATION_ID))
+                .frozen());
+      }
+    }
+    Requirements shared = sharedRequirements(region, options).frozen();
+    List<InstanceType> types = new ArrayList<>(infos.size());
+    for (AwsInstanceTypeInfo info : infos) {
+      if (info.onDemandPricePerHour() == null) {
+        continue;
+      }
+      types.add(instanceType(info, options, shared, offeringRequirements));
+    }
+    return types;
+  }
+
+  private static InstanceType instanceType(
+      AwsInstanceTypeInfo info,
+      AwsCatalogOptions options,
+      Requirements shared,
+      List<Requirements> offeringRequirements) {
+    double onDemand = info.onDemandPricePerHour();
+    boolean available = compatibleWithAl2023(info);
+    List<Offering> offerings = new ArrayList<>(offeringRequirements.size());
+    int i = 0;
+    for (String zone : options.zones()) {
+      for (String capacityType : CAPACITY_TYPES) {
+        double price =
+            capacityType.equals(Labels.CAPACITY_TYPE_SPOT)
+                ? options.spotPrices().spotPrice(info.name(), info.category(), onDemand, zone)
+                : onDemand;
+        offerings.add(new Offering(offeringRequirements.get(i++), price, available, 0));
+      }
+    }
+    Resources capacity = capacity(info, options);
+    return new InstanceType(
+        info.name(), requirements(info, shared), offerings, capacity, overhead(info, capacity));
+  }
+
+  /** a1.* cannot run AL2023 (upstream's AMI-family compatibility check). */
+  static boolean compatibleWithAl2023(AwsInstanceTypeInfo info) {
+    return !"a1".equals(info.family());
+  }
+
+  /** Node capacity (aws-provider.md §2.2). */
+  public static Resources capacity(AwsInstanceTypeInfo info, AwsCatalogOptions options) {
+    Resources.Builder capacity =
+        Resources.builder()
+            .milli(ResourceNames.CPU, info.vcpu() * MILLI)
+            .milli(ResourceNames.MEMORY, memoryMiB(info, options.vmMemoryOverheadPercent()) * MIB * MILLI)
+            .milli(ResourceNames.EPHEMERAL_STORAGE, ROOT_VOLUME_BYTES * MILLI)
+            .milli(ResourceNames.PODS, maxPods(info, options.reservedEnis()) * MILLI);
+    if (info.podENI() != null && info.podENI() > 0) {
+      capacity.milli(AwsLabels.RESOURCE_POD_ENI, info.podENI() * MILLI);
+    }
+    if (info.gpuCount() > 0) {
+      String resource = GPU_RESOURCE_BY_MANUFACTURER.get(info.gpuManufacturer());
+      if (resource != null) {
+        capacity.milli(resource, info.gpuCount() * MILLI);
+      }
+    }
+    Integer coresPerDevice =
+        info.acceleratorName() == null ? null : NEURON_CORES_PER_DEVICE.get(info.acceleratorName());
+    if (coresPerDevice != null && info.acceleratorCount() > 0) {
+      capacity.milli(AwsLabels.RESOURCE_NEURON, info.acceleratorCount() * MILLI);
+      capacity.milli(AwsLabels.RESOURCE_NEURON_CORE, (long) info.acceleratorCount() * coresPerDevice * MILLI);
+    }
+    Integer efa = info.docAllocatable() == null ? null : info.docAllocatable().efa();
+    if (efa != null && efa > 0) {
+      capacity.milli(AwsLabels.RESOURCE_EFA, efa * MILLI);
+    }
+    return capacity.build();
+  }
+
+  /**
+   * Memory capacity in MiB: 64 MiB less on arm64 (Graviton CMA), then the VM overhead share taken
+   * off, rounded up to a whole MiB, computed in the same floating-point steps as upstream.
+   */
+  static long memoryMiB(AwsInstanceTypeInfo info, double vmMemoryOverheadPercent) {
+    long mib = info.memoryMiB() - ("arm64".equals(info.arch()) ? 64 : 0);
+    return mib - (long) Math.ceil((double) (mib * MIB) * vmMemoryOverheadPercent / 1024 / 1024);
+  }
+
+  /** Max pods: ENI-limited for AL2023, {@value #FALLBACK_MAX_PODS} without ENI data. */
+  static long maxPods(AwsInstanceTypeInfo info, int reservedEnis) {
+    if (!info.hasEniData()) {
+      return FALLBACK_MAX_PODS;
+    }
+    long usableEnis = Math.max(info.defaultCardMaxENIs() - reservedEnis, 0);
+    return usableEnis == 0 ? 0 : usableEnis * (info.ipv4PerENI() - 1) + 2;
+  }
+
+  /**
+   * Kube-reserved, system-reserved (none) and eviction threshold (aws-provider.md §2.3). Memory is
+   * reserved for the ENI-limited pod count with no reserved ENIs, whatever max pods is.
+   */
+  public static Overhead overhead(AwsInstanceTypeInfo info, Resources capacity) {
+    long ephemeral = capacity.milli(ResourceNames.EPHEMERAL_STORAGE) / MILLI;
+    Resources kubeReserved =
+        Resources.builder()
+            .milli(ResourceNames.CPU, kubeReservedCpuMilli(capacity.milli(ResourceNames.CPU)))
+            .milli(ResourceNames.MEMORY, (11 * maxPods(info, 0) + 255) * MIB * MILLI)
+            .milli(ResourceNames.EPHEMERAL_STORAGE, GIB * MILLI)
+            .build();
+    Resources evictionThreshold =
+        Resources.builder()
+            .milli(ResourceNames.MEMORY, 100 * MIB * MILLI)
+            .milli(ResourceNames.EPHEMERAL_STORAGE, Math.ceilDiv(ephemeral, 10) * MILLI)
+            .build();
+    return new Overhead(kubeReserved, Resources.EMPTY, evictionThreshold);
+  }
+
+  /**
+   * Kube-reserved CPU: 6% of the first core, 1% of the second, 0.5% of the third and fourth, 0.25%
+   * of the rest, each tier truncated to whole millicores.
+   */
+  static long kubeReservedCpuMilli(long cpuMilli) {
+    long reserved = 0;
+    for (int t = 0; t < CPU_TIER_RATES.length; t++) {
+      long start = CPU_TIER_BOUNDS[t];
+      long end = CPU_TIER_BOUNDS[t + 1];
+      if (cpuMilli >= start) {
+        double span = cpuMilli < end ? cpuMilli - start : end - start;
+        reserved += (long) (span * CPU_TIER_RATES[t]);
+      }
+    }
+    return reserved;
+  }
+
+  /** Millicore bounds of the kube-reserved CPU tiers (upstream's last tier ends at 2^31). */
+  private static final long[] CPU_TIER_BOUNDS = {0, 1000, 2000, 4000, 1L << 31};
+
+  private static final double[] CPU_TIER_RATES = {0.06, 0.01, 0.005, 0.0025};
+
+  /** Requirements every type of the catalogue shares: region, zones, capacity types, OS, ... */
+  private static Requirements sharedRequirements(String region, AwsCatalogOptions options) {
+    return Requirements.of(
+        Requirement.of(Labels.ZONE, Operator.In, options.zones()),
+        Requirement.of(Labels.CAPACITY_TYPE, Operator.In, CAPACITY_TYPES),
+        Requirement.in(Labels.REGION, region),
+        Requirement.in(Labels.OS, "linux"),
+        Requirement.doesNotExist(Labels.WINDOWS_BUILD),
+        Requirement.in(AwsLabels.INSTANCE_TENANCY, "default", "dedicated"),
+        Requirement.doesNotExist(Labels.RESERVATION_ID),
+        Requirement.doesNotExist(AwsLabels.CAPACITY_RESERVATION_TYPE));
+  }
+
+  /** The type's requirements (aws-provider.md §2.4); labels without data are DoesNotExist. */
+  static Requirements requirements(AwsInstanceTypeInfo info, Requirements shared) {
+    Requirements r = shared.copy();
+    r.add(Requirement.in(Labels.INSTANCE_TYPE, info.name()));
+    r.add(Requirement.in(Labels.ARCH, info.arch()));
+    r.add(Requirement.in(Labels.AWS_INSTANCE_CPU, Integer.toString(info.vcpu())));
+    r.add(Requirement.in(Labels.AWS_INSTANCE_MEMORY, Long.toString(info.memoryMiB())));
+    r.add(Requirement.in(Labels.AWS_INSTANCE_HYPERVISOR, info.hypervisor() == null ? "" : info.hypervisor()));
+    r.add(Requirement.in(AwsLabels.INSTANCE_CAPABILITY_FLEX, Boolean.toString(info.family().contains("-flex"))));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_CATEGORY, info.category()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_GENERATION, info.generation()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_FAMILY, info.family()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_SIZE, info.size()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_CPU_MANUFACTURER, info.cpuManufacturer()));
+    r.add(labelOrAbsent(AwsLabels.INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ, info.cpuClockSpeedMHz()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_NETWORK_BANDWIDTH, info.networkBandwidthMbps()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_EBS_BANDWIDTH, info.ebsBandwidthMbps()));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_LOCAL_NVME, info.localNvmeGB() > 0 ? info.localNvmeGB() : null));
+    boolean gpu = info.gpuCount() > 0;
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_GPU_NAME, gpu ? info.gpuName() : null));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_GPU_MANUFACTURER, gpu ? info.gpuManufacturer() : null));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_GPU_COUNT, gpu ? info.gpuCount() : null));
+    r.add(labelOrAbsent(Labels.AWS_INSTANCE_GPU_MEMORY, gpu ? info.gpuMemoryMiB() : null));
+    boolean accelerator = info.acceleratorName() != null && info.acceleratorCount() > 0;
+    r.add(labelOrAbsent(AwsLabels.INSTANCE_ACCELERATOR_NAME, accelerator ? info.acceleratorName() : null));
+    r.add(labelOrAbsent(AwsLabels.INSTANCE_ACCELERATOR_MANUFACTURER, accelerator ? "aws" : null));
+    r.add(labelOrAbsent(AwsLabels.INSTANCE_ACCELERATOR_COUNT, accelerator ? info.acceleratorCount() : null));
+    return r.frozen();
+  }
+
+  private static Requirement labelOrAbsent(String key, Object value) {
+    return value == null
+        ? Requirement.doesNotExist(key)
+        : Requirement.in(key, value.toString().toLowerCase(Locale.ROOT));
+  }
+}

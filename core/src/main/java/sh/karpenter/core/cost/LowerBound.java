@@ -1,0 +1,131 @@
+package sh.karpenter.core.cost;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.resources.Resources;
+
+/**
+ * A proven lower bound on the hourly cost of any plan that places a set of pods: no placement onto
+ * the given offerings, however clever, can cost less than {@link #perHour()}. {@code karpenter plan}
+ * reports it next to the plan's cost so the gap between the two is an honest measure of how much a
+ * better scheduler could still save.
+ *
+ * <p>The bound is the value of the fractional-fleet LP relaxation (user-demands.md §5.2, LB-1): pods
+ * are grouped into {@link DemandClass compatibility classes}; a plan buys {@code x_o >= 0} nodes of
+ * each {@link CandidateOffering offering} and routes a share {@code y_co >= 0} of each class to it,
+ * with {@code sum_o y_co = 1} per class and {@code sum_c y_co * demand_cr <= allocatable_or * x_o}
+ * per offering and resource; existing nodes enter with price 0 and {@code x_o <= 1}. A class holds
+ * pods of identical requests, so routing its pods whole is such a proportional split: every integral
+ * plan is a solution of this LP, and its optimum is at most the optimum plan's cost. See {@link
+ * LpRelaxation} for how the value is certified against solver round-off.
+ *
+ * @param perHour the bound, USD per hour: the larger of the certified LP and simple bounds
+ * @param lpPerHour the certified value of the LP relaxation (0 when the solver gave no answer)
+ * @param simplePerHour the single-resource bound: for the best resource r, the sum over classes of
+ *     their demand of r times the cheapest price per unit of r among their candidates
+ * @param classes classes that contributed (after merging classes with the same requests and candidates)
+ * @param unplaceableClasses classes with no candidate able to hold them; their pods are left out of
+ *     the bound, since no plan places them
+ * @param offerings candidate offerings left after pruning dominated ones
+ * @param lpSolved whether the LP solver reported an optimal solution
+ */
+public record LowerBound(
+    double perHour,
+    double lpPerHour,
+    double simplePerHour,
+    int classes,
+    int unplaceableClasses,
+    int offerings,
+    boolean lpSolved) {
+
+  /**
+   * The bound for pods already grouped into classes over a list of offerings.
+   *
+   * @param classes compatibility classes; their candidate indices refer to {@code offerings}
+   * @param offerings everything a plan may use: new nodes per instance type, zone and capacity type
+   *     (price after DaemonSet overhead taken off the allocatable) and existing nodes' free capacity
+   */
+  public static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings) {
+    return new LpRelaxation(classes, offerings).solve();
+  }
+
+  /**
+   * The bound for pods, grouping them into classes first. Pods with the same {@code constraintKey}
+   * must be interchangeable for {@code mayUse}: it is asked once per key, so the key must capture
+   * everything {@code mayUse} looks at (node selector and affinity, tolerations, volume zones ...).
+   * Resource fit is checked here: a pod may only use an offering whose allocatable holds its
+   * requests.
+   *
+   * @param mayUse whether a pod may run on {@code offerings.get(index)}: labels, requirements, taints
+   */
+  public static LowerBound forPods(
+      Collection<Pod> pods,
+      Function<Pod, ?> constraintKey,
+      List<CandidateOffering> offerings,
+      BiPredicate<Pod, Integer> mayUse) {
+    return compute(classesOf(pods, constraintKey, offerings, mayUse), offerings);
+  }
+
+  /**
+   * Groups pods into compatibility classes, one per distinct (constraint key, requests); {@code
+   * mayUse} is asked once per constraint key and offering.
+   */
+  static List<DemandClass> classesOf(
+      Collection<Pod> pods,
+      Function<Pod, ?> constraintKey,
+      List<CandidateOffering> offerings,
+      BiPredicate<Pod, Integer> mayUse) {
+    record Shape(Object key, Resources requests) {}
+    Map<Object, BitSet> candidatesByKey = new HashMap<>();
+    Map<Shape, Aggregate> byShape = new LinkedHashMap<>();
+    for (Pod pod : pods) {
+      Object key = constraintKey.apply(pod);
+      byShape
+          .computeIfAbsent(
+              new Shape(key, pod.requests()),
+              shape ->
+                  new Aggregate(pod.key(), candidatesByKey.computeIfAbsent(key, k -> candidatesOf(pod, offerings, mayUse))))
+          .pods++;
+    }
+    List<DemandClass> classes = new ArrayList<>(byShape.size());
+    byShape.forEach(
+        (shape, aggregate) ->
+            classes.add(
+                new DemandClass(
+                    aggregate.pods > 1 ? aggregate.firstPod + " and " + (aggregate.pods - 1) + " like it" : aggregate.firstPod,
+                    aggregate.pods,
+                    shape.requests(),
+                    aggregate.candidates)));
+    return classes;
+  }
+
+  private static BitSet candidatesOf(
+      Pod pod, List<CandidateOffering> offerings, BiPredicate<Pod, Integer> mayUse) {
+    BitSet candidates = new BitSet(offerings.size());
+    for (int i = 0; i < offerings.size(); i++) {
+      if (mayUse.test(pod, i)) {
+        candidates.set(i);
+      }
+    }
+    return candidates;
+  }
+
+  private static final class Aggregate {
+    final String firstPod;
+    final BitSet candidates;
+    int pods;
+
+    Aggregate(String firstPod, BitSet candidates) {
+      this.firstPod = firstPod;
+      this.candidates = candidates;
+    }
+  }
+}
