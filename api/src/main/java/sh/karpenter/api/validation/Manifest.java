@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
 
 /**
- * One document of a YAML or JSON stream, with the name errors about it carry.
+ * One Kubernetes object read from a YAML or JSON stream (see {@link Manifests}), with the name that
+ * errors about it carry.
  *
- * @param document e.g. {@code examples/pools.yaml#0} (see {@link Manifests#documentName})
+ * @param document e.g. {@code examples/pools.yaml, document 1} (see {@link Manifests#documentName})
  * @param tree the parsed document
  */
 public record Manifest(String document, JsonNode tree) {

@@ -97,9 +97,10 @@ public final class Validator {
 
   /**
    * Reads a multi-document YAML text and validates every Karpenter manifest in it, in order (other kinds
-   * are skipped). Document names are {@code source#index}.
+   * are skipped). Documents are named as {@link Manifests#documentName} does.
    *
-   * @throws InvalidManifestException when the text is not well-formed YAML
+   * @throws InvalidManifestException when the text is not well-formed YAML or a document is not a
+   *     Kubernetes object
    */
   public List<Validated<?>> validateYaml(String yaml, String source) {
     List<Validated<?>> results = new ArrayList<>();

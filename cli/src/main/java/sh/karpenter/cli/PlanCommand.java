@@ -1,0 +1,119 @@
+package sh.karpenter.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sh.karpenter.cli.plan.ManifestReader;
+import sh.karpenter.cli.plan.PlanReport;
+import sh.karpenter.cli.plan.PlanWriters;
+import sh.karpenter.cli.plan.Planner;
+import sh.karpenter.controller.snapshot.SnapshotInputException;
+import sh.karpenter.core.catalog.AwsCatalogOptions;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
+import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
+
+/**
+ * {@code karpenter plan}: runs the provisioner's scheduling simulation once on a snapshot of
+ * manifests and prints the NodeClaims it would create, their cost and a proven lower bound on that
+ * cost. Needs no cluster and no cloud account. The JSON output is a stable contract ({@code
+ * docs/plan-contract.md}).
+ */
+@Command(
+    name = "plan",
+    description = "Show the NodeClaims Karpenter would create for a snapshot of manifests, with their cost.",
+    sortOptions = false)
+public final class PlanCommand implements Callable<Integer> {
+  /** Exit code for input that cannot be planned; the message names file, document and field. */
+  static final int BAD_INPUT = 2;
+
+  /** Output formats. */
+  enum Output {
+    table,
+    json
+  }
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "-f",
+      required = true,
+      paramLabel = "PATH",
+      description = "A YAML file (documents separated by ---) or a directory of *.yaml|*.yml files, read recursively. Repeatable.")
+  List<Path> paths;
+
+  @Option(
+      names = "--instance-types",
+      paramLabel = "FILE",
+      description = "An instance catalogue in the format of aws-instance-types.json (default: the bundled AWS catalogue).")
+  Path instanceTypes;
+
+  @Option(
+      names = "--zones",
+      split = ",",
+      paramLabel = "ZONE",
+      description = "Zones offered for every instance type when the catalogue has none (default: ${DEFAULT-VALUE}).")
+  List<String> zones = AwsCatalogOptions.DEFAULT_ZONES;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FORMAT",
+      description = "table (for people) or json (the plan contract). Default: ${DEFAULT-VALUE}.")
+  Output output = Output.table;
+
+  @Option(
+      names = "--preference-policy",
+      paramLabel = "POLICY",
+      description = "Respect or Ignore preferred affinity and ScheduleAnyway spread. Default: ${DEFAULT-VALUE}.")
+  PreferencePolicy preferencePolicy = PreferencePolicy.Respect;
+
+  @Option(
+      names = "--min-values-policy",
+      paramLabel = "POLICY",
+      description = "Strict or BestEffort handling of requirement minValues. Default: ${DEFAULT-VALUE}.")
+  MinValuesPolicy minValuesPolicy = MinValuesPolicy.Strict;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    PlanReport report;
+    InstanceTypeCatalog catalog;
+    try {
+      catalog = catalog();
+      List<ManifestReader.PlanManifest> manifests = new ManifestReader(w -> err.println("warning: " + w)).read(paths);
+      report =
+          new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy))
+              .plan(manifests, w -> err.println("warning: " + w));
+    } catch (SnapshotInputException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return BAD_INPUT;
+    }
+    if (output == Output.json) {
+      out.println(PlanWriters.json(report));
+      out.flush();
+    } else {
+      PlanWriters.table(report, catalog.notes(), out);
+    }
+    return 0;
+  }
+
+  private InstanceTypeCatalog catalog() {
+    AwsCatalogOptions options = AwsCatalogOptions.DEFAULT.withZones(zones);
+    if (instanceTypes == null) {
+      return InstanceTypeCatalog.aws(options);
+    }
+    try {
+      return InstanceTypeCatalog.fromFile(instanceTypes, options);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new SnapshotInputException(instanceTypes.toString(), null, "not an instance catalogue: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package sh.karpenter.cli.plan;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import sh.karpenter.core.cost.CandidateOffering;
+import sh.karpenter.core.cost.LowerBound;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.SchedulingInput;
+import sh.karpenter.core.taints.Taint;
+import sh.karpenter.core.taints.Taints;
+import sh.karpenter.core.taints.Toleration;
+
+/**
+ * The proven lower bound of a plan: {@link LowerBound} over every offering the scheduler could have
+ * used (each NodePool × instance type × available offering, and the free capacity of existing
+ * nodes).
+ *
+ * <p>The bound stays valid only if it never forbids a placement the scheduler may make, so every
+ * test here is a relaxation of the scheduler's: a pod may use an offering when it tolerates the
+ * taints and one of its node-affinity alternatives merely <em>intersects</em> the template, instance
+ * type and offering requirements; topology, affinity between pods, volumes and limits are ignored;
+ * only DaemonSets that certainly run on a node (no node constraints, tolerating its taints) reduce
+ * the offering's allocatable.
+ */
+final class PlanLowerBound {
+  private PlanLowerBound() {}
+
+  /** What {@code mayUse} checks of an offering: its taints and the requirements it must intersect. */
+  private record Target(List<Taint> taints, List<Requirements> requirements) {}
+
+  /** The inputs of {@code mayUse} that distinguish pods; pods with equal keys are interchangeable. */
+  private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {}
+
+  static LowerBound of(SchedulingInput input, Collection<Pod> placedPods) {
+    List<CandidateOffering> offerings = new ArrayList<>();
+    List<Target> targets = new ArrayList<>();
+    for (NodeClaimTemplate template : input.templates()) {
+      Resources overhead = certainDaemonSetOverhead(template.taints(), input.daemonSetPods());
+      for (InstanceType type : template.instanceTypes()) {
+        if (!template.requirements().intersects(type.requirements())) {
+          continue;
+        }
+        Resources allocatable = type.allocatable().minus(overhead).floorZero();
+        for (Offering offering : type.offerings()) {
+          if (offering.available() && offering.isCompatible(template.requirements())) {
+            offerings.add(
+                CandidateOffering.purchasable(
+                    type.name() + "/" + offering.zone() + "/" + offering.capacityType(), offering.price(), allocatable));
+            targets.add(new Target(template.taints(), List.of(template.requirements(), type.requirements(), offering.requirements())));
+          }
+        }
+      }
+    }
+    for (ExistingNode node : input.nodes()) {
+      Resources used = Resources.EMPTY;
+      for (Pod pod : node.pods()) {
+        used = used.plus(pod.requests());
+      }
+      offerings.add(CandidateOffering.existingNode(node.name(), node.allocatable().minus(used).floorZero()));
+      targets.add(new Target(node.taints(), List.of(Requirements.fromLabels(node.labels()))));
+    }
+    Map<Pod, List<Requirements>> alternatives = new IdentityHashMap<>();
+    return LowerBound.forPods(
+        placedPods,
+        pod -> new ConstraintKey(pod.nodeSelector(), pod.requiredNodeAffinityTerms(), pod.tolerations()),
+        offerings,
+        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, PlanLowerBound::alternatives), targets.get(index)));
+  }
+
+  private static boolean mayUse(Pod pod, List<Requirements> alternatives, Target target) {
+    if (!Taints.tolerates(target.taints(), pod.tolerations(), true)) {
+      return false;
+    }
+    for (Requirements alternative : alternatives) {
+      if (target.requirements().stream().allMatch(alternative::intersects)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The node selector combined with each required node-affinity term (ORed), or alone. */
+  private static List<Requirements> alternatives(Pod pod) {
+    Requirements selector = Requirements.fromLabels(pod.nodeSelector());
+    if (pod.requiredNodeAffinityTerms().isEmpty()) {
+      return List.of(selector);
+    }
+    List<Requirements> alternatives = new ArrayList<>(pod.requiredNodeAffinityTerms().size());
+    for (Requirements term : pod.requiredNodeAffinityTerms()) {
+      alternatives.add(selector.copy().add(term));
+    }
+    return alternatives;
+  }
+
+  /** Requests of the DaemonSets that run on every node of the template: no node constraints, taints tolerated. */
+  private static Resources certainDaemonSetOverhead(List<Taint> taints, List<Pod> daemonSetPods) {
+    Resources overhead = Resources.EMPTY;
+    for (Pod pod : daemonSetPods) {
+      if (pod.nodeSelector().isEmpty() && pod.requiredNodeAffinityTerms().isEmpty() && Taints.tolerates(taints, pod.tolerations(), true)) {
+        overhead = overhead.plus(pod.requests());
+      }
+    }
+    return overhead;
+  }
+}

@@ -1,0 +1,58 @@
+package sh.karpenter.cli.plan;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import sh.karpenter.controller.snapshot.ClusterSnapshot;
+import sh.karpenter.controller.snapshot.SnapshotBuilder;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.Scheduler;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulingInput;
+import sh.karpenter.core.scheduling.SchedulingResult;
+
+/**
+ * One offline provisioning pass: manifests in, {@link PlanReport} out. Every NodePool is offered the
+ * whole catalogue, as a cloud provider without NodeClass restrictions would.
+ */
+public final class Planner {
+  private final InstanceTypeCatalog catalog;
+  private final SchedulerOptions options;
+
+  public Planner(InstanceTypeCatalog catalog, SchedulerOptions options) {
+    this.catalog = catalog;
+    this.options = options;
+  }
+
+  /**
+   * Plans for the given objects.
+   *
+   * @param warnings receives one line per object that plays no part in the plan
+   * @throws sh.karpenter.controller.snapshot.SnapshotInputException when an object is invalid
+   */
+  public PlanReport plan(List<ManifestReader.PlanManifest> manifests, Consumer<String> warnings) {
+    SnapshotBuilder builder = new SnapshotBuilder(pool -> catalog.instanceTypes());
+    for (ManifestReader.PlanManifest manifest : manifests) {
+      if (!builder.add(manifest.object(), manifest.origin())) {
+        warnings.accept(manifest.origin() + ": " + manifest.object().getKind() + " is not part of a plan; ignored");
+      }
+    }
+    ClusterSnapshot snapshot = builder.build();
+    SchedulingInput input = snapshot.schedulingInput(options);
+    long start = System.nanoTime();
+    SchedulingResult result = new Scheduler(input).solve();
+    long solveMillis = (System.nanoTime() - start) / 1_000_000;
+    return PlanReports.of(snapshot, result, PlanLowerBound.of(input, placedPods(result)), solveMillis);
+  }
+
+  private static List<Pod> placedPods(SchedulingResult result) {
+    List<Pod> placed = new ArrayList<>();
+    for (PlannedNodeClaim claim : result.newNodeClaims()) {
+      placed.addAll(claim.pods());
+    }
+    result.existingNodePlacements().values().forEach(placed::addAll);
+    return placed;
+  }
+}

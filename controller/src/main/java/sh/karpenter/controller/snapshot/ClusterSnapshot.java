@@ -1,0 +1,40 @@
+package sh.karpenter.controller.snapshot;
+
+import java.util.List;
+import java.util.Map;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.PodError;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulingInput;
+import sh.karpenter.core.volume.VolumeTopology;
+
+/**
+ * Everything one provisioning pass needs, converted from Kubernetes objects into core's domain
+ * types. The controller builds it from informer caches and {@code karpenter plan} from manifests,
+ * both with {@link SnapshotBuilder}, so the scheduler sees the same values either way.
+ *
+ * @param templates one per provisionable NodePool (the scheduler orders them by weight)
+ * @param nodes existing nodes (not being deleted) with the pods bound to them
+ * @param pendingPods pods to place: no node, not terminating or finished, not DaemonSet pods
+ * @param rejectedPods pending pods Karpenter will not try to place (restricted labels, matchFields,
+ *     missing volume claims ...), each with the reason
+ * @param daemonSetPods one pod per DaemonSet, from its template
+ * @param volumes claims, volumes and storage classes for volume topology
+ * @param namespaceLabels labels of every known namespace, for affinity namespace selectors
+ */
+public record ClusterSnapshot(
+    List<NodeClaimTemplate> templates,
+    List<ExistingNode> nodes,
+    List<Pod> pendingPods,
+    List<PodError> rejectedPods,
+    List<Pod> daemonSetPods,
+    VolumeTopology volumes,
+    Map<String, Map<String, String>> namespaceLabels) {
+
+  /** The scheduler's input for placing {@link #pendingPods()}. */
+  public SchedulingInput schedulingInput(SchedulerOptions options) {
+    return new SchedulingInput(templates, nodes, pendingPods, daemonSetPods, volumes, options, namespaceLabels);
+  }
+}

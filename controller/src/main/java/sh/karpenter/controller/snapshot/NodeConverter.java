@@ -1,0 +1,62 @@
+package sh.karpenter.controller.snapshot;
+
+import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import java.util.List;
+import java.util.Map;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.wellknown.Labels;
+
+/** Converts a fabric8 {@link Node} and the pods bound to it into core's {@link ExistingNode}. */
+final class NodeConverter {
+  private NodeConverter() {}
+
+  /** The node's capacity ({@code status.capacity}, else its allocatable), for NodePool usage. */
+  static Resources capacity(Node node, String origin) {
+    if (node.getStatus() != null && node.getStatus().getCapacity() != null && !node.getStatus().getCapacity().isEmpty()) {
+      return Fields.resources(node.getStatus().getCapacity(), origin, "status.capacity");
+    }
+    return allocatable(node, origin);
+  }
+
+  static ExistingNode convert(Node node, List<Pod> boundPods, String origin) {
+    Map<String, String> labels = nullToEmpty(node.getMetadata().getLabels());
+    return new ExistingNode(
+        node.getMetadata().getName(),
+        labels,
+        Fields.taints(node.getSpec() == null ? null : node.getSpec().getTaints(), origin, "spec.taints"),
+        allocatable(node, origin),
+        List.copyOf(boundPods),
+        initialized(node, labels),
+        labels.get(Labels.NODE_POOL));
+  }
+
+  /** {@code status.allocatable}, falling back to {@code status.capacity} as the kubelet does. */
+  private static Resources allocatable(Node node, String origin) {
+    var status = node.getStatus();
+    if (status == null) {
+      return Resources.EMPTY;
+    }
+    if (status.getAllocatable() != null && !status.getAllocatable().isEmpty()) {
+      return Fields.resources(status.getAllocatable(), origin, "status.allocatable");
+    }
+    return Fields.resources(status.getCapacity(), origin, "status.capacity");
+  }
+
+  /**
+   * Whether the node is ready for pods: a Karpenter node once it carries the initialized label, any
+   * other node unless its Ready condition says otherwise (a manifest without conditions counts as
+   * ready).
+   */
+  private static boolean initialized(Node node, Map<String, String> labels) {
+    if (labels.containsKey(Labels.NODE_POOL)) {
+      return "true".equals(labels.get(Labels.NODE_INITIALIZED));
+    }
+    List<NodeCondition> conditions = node.getStatus() == null ? List.of() : nullToEmpty(node.getStatus().getConditions());
+    return conditions.stream().filter(c -> "Ready".equals(c.getType())).allMatch(c -> "True".equals(c.getStatus()));
+  }
+}

@@ -1,0 +1,78 @@
+package sh.karpenter.controller.snapshot;
+
+import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import sh.karpenter.api.v1.NodeClaimTemplateSpec;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Turns a NodePool into the scheduler's {@link NodeClaimTemplate}, as upstream's {@code
+ * NewNodeClaimTemplate} does: the template labels plus {@code karpenter.sh/nodepool}, the
+ * requirements (with minValues) intersected with those labels, taints, startup taints, weight,
+ * limits, and the pool's current usage.
+ */
+final class NodePoolConverter {
+  private NodePoolConverter() {}
+
+  /** Whether the provisioner may launch from this pool: dynamic (no replicas) and not being deleted. */
+  static boolean provisionable(NodePool pool) {
+    return pool.getMetadata().getDeletionTimestamp() == null
+        && (pool.getSpec() == null || pool.getSpec().getReplicas() == null);
+  }
+
+  /**
+   * @param usage the summed capacity of the pool's existing nodes, with their count as {@code nodes}
+   * @param instanceTypes what the cloud provider offers this pool
+   */
+  static NodeClaimTemplate convert(NodePool pool, Resources usage, List<InstanceType> instanceTypes, String origin) {
+    String name = pool.getMetadata().getName();
+    if (pool.getSpec() == null || pool.getSpec().getTemplate() == null) {
+      throw new SnapshotInputException(origin, "spec.template", "required");
+    }
+    var template = pool.getSpec().getTemplate();
+    Map<String, String> labels = new HashMap<>();
+    Map<String, String> annotations = new HashMap<>();
+    if (template.getMetadata() != null) {
+      labels.putAll(nullToEmpty(template.getMetadata().getLabels()));
+      annotations.putAll(nullToEmpty(template.getMetadata().getAnnotations()));
+    }
+    labels.put(Labels.NODE_POOL, name);
+    NodeClaimTemplateSpec spec = template.getSpec() == null ? new NodeClaimTemplateSpec() : template.getSpec();
+    Requirements requirements = Requirements.of(requirements(spec.getRequirements(), origin));
+    requirements.add(Requirements.fromLabels(labels));
+    return new NodeClaimTemplate(
+        name,
+        pool.getSpec().getWeight() == null ? 0 : pool.getSpec().getWeight(),
+        Map.copyOf(labels),
+        Map.copyOf(annotations),
+        Fields.taints(spec.getTaints(), origin, "spec.template.spec.taints"),
+        Fields.taints(spec.getStartupTaints(), origin, "spec.template.spec.startupTaints"),
+        requirements,
+        pool.getSpec().getLimits() == null ? null : Fields.resources(pool.getSpec().getLimits(), origin, "spec.limits"),
+        usage,
+        instanceTypes);
+  }
+
+  private static List<Requirement> requirements(List<NodeSelectorRequirementWithMinValues> list, String origin) {
+    List<NodeSelectorRequirementWithMinValues> requirements = nullToEmpty(list);
+    List<Requirement> converted = new ArrayList<>(requirements.size());
+    for (int i = 0; i < requirements.size(); i++) {
+      var r = requirements.get(i);
+      converted.add(
+          Fields.requirement(
+              r.getKey(), r.getOperator(), r.getValues(), r.getMinValues(), origin, "spec.template.spec.requirements[" + i + "]"));
+    }
+    return converted;
+  }
+}

@@ -1,0 +1,261 @@
+package sh.karpenter.controller.snapshot;
+
+import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Function;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.resources.ResourceNames;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.PodError;
+import sh.karpenter.core.volume.VolumeTopology;
+import sh.karpenter.core.wellknown.Labels;
+import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
+
+/**
+ * Collects Kubernetes objects, from any source, and converts them into a {@link ClusterSnapshot}.
+ * Objects may be added in any order; {@link #build()} resolves the references between them (pods
+ * to nodes, nodes to NodePools, pods to claims).
+ *
+ * <p>Each object is added with an {@code origin} (a file and document, or {@code "Pod ns/name"} for
+ * objects from an API server) that {@link SnapshotInputException} messages name.
+ *
+ * <p>Which pods are pending follows upstream's provisioner: no {@code spec.nodeName}, not finished,
+ * not terminating, not owned by a DaemonSet, not a mirror pod. Pending pods whose constraints
+ * Karpenter refuses (restricted labels, {@code matchFields}, {@code karpenter.sh/nodepool
+ * DoesNotExist}, claims that do not exist) are set aside as {@link ClusterSnapshot#rejectedPods()}.
+ */
+public final class SnapshotBuilder {
+  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
+  private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
+  private final Function<NodePool, List<InstanceType>> instanceTypes;
+  private final List<Sourced<NodePool>> nodePools = new ArrayList<>();
+  private final List<Sourced<Node>> nodes = new ArrayList<>();
+  private final List<SourcedPod> pods = new ArrayList<>();
+  private final List<Sourced<DaemonSet>> daemonSets = new ArrayList<>();
+  private final List<Sourced<Namespace>> namespaces = new ArrayList<>();
+  private final List<Sourced<PersistentVolume>> volumes = new ArrayList<>();
+  private final List<Sourced<PersistentVolumeClaim>> claims = new ArrayList<>();
+  private final List<Sourced<StorageClass>> storageClasses = new ArrayList<>();
+
+  /** A pod with its origin and where its spec is there ({@code spec.template.spec} for a workload's pods). */
+  private record SourcedPod(Pod pod, String origin, String specField) {}
+
+  /** @param instanceTypes the instance types the cloud provider offers each NodePool */
+  public SnapshotBuilder(Function<NodePool, List<InstanceType>> instanceTypes) {
+    this.instanceTypes = instanceTypes;
+  }
+
+  /**
+   * Adds one object. Workloads (Deployment, ReplicaSet, StatefulSet, Job) are expanded into their
+   * pods (and claims) with {@link WorkloadPods}; PodDisruptionBudgets are accepted for later use.
+   *
+   * @return false when the kind plays no part in a snapshot (the object is ignored)
+   */
+  public boolean add(HasMetadata object, String origin) {
+    if (object.getMetadata() == null || object.getMetadata().getName() == null || object.getMetadata().getName().isEmpty()) {
+      throw new SnapshotInputException(origin, "metadata.name", "required");
+    }
+    switch (object) {
+      case NodePool pool -> nodePools.add(new Sourced<>(pool, origin));
+      case Node node -> nodes.add(new Sourced<>(node, origin));
+      case Pod pod -> pods.add(new SourcedPod(pod, origin, "spec"));
+      case DaemonSet daemonSet -> daemonSets.add(new Sourced<>(daemonSet, origin));
+      case Namespace namespace -> namespaces.add(new Sourced<>(namespace, origin));
+      case PersistentVolume volume -> volumes.add(new Sourced<>(volume, origin));
+      case PersistentVolumeClaim claim -> claims.add(new Sourced<>(claim, origin));
+      case StorageClass storageClass -> storageClasses.add(new Sourced<>(storageClass, origin));
+      case PodDisruptionBudget ignored -> {
+        // disruption budgets matter to consolidation, not to a provisioning pass
+      }
+      default -> {
+        if (!WorkloadPods.isWorkload(object)) {
+          return false;
+        }
+        WorkloadPods.Expansion expansion = WorkloadPods.expand(object);
+        expansion.pods().forEach(pod -> pods.add(new SourcedPod(pod, origin, "spec.template.spec")));
+        expansion.claims().forEach(claim -> claims.add(new Sourced<>(claim, origin)));
+      }
+    }
+    return true;
+  }
+
+  /** Converts everything added so far. */
+  public ClusterSnapshot build() {
+    VolumeTopology volumeTopology = VolumeConverter.convert(volumes, claims, storageClasses);
+    Map<String, List<sh.karpenter.core.pod.Pod>> boundByNode = new HashMap<>();
+    List<sh.karpenter.core.pod.Pod> pending = new ArrayList<>();
+    List<PodError> rejected = new ArrayList<>();
+    Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
+    for (SourcedPod sourced : pods) {
+      Pod pod = sourced.pod();
+      namespaceLabels.computeIfAbsent(namespaceOf(pod), SnapshotBuilder::defaultNamespaceLabels);
+      if (finished(pod)) {
+        continue;
+      }
+      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      sh.karpenter.core.pod.Pod converted = PodConverter.convert(pod, sourced.origin(), sourced.specField());
+      if (nodeName != null && !nodeName.isEmpty()) {
+        boundByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(converted);
+      } else if (provisionable(pod)) {
+        String rejection = rejection(pod, converted, volumeTopology);
+        if (rejection == null) {
+          pending.add(converted);
+        } else {
+          rejected.add(new PodError(converted, rejection));
+        }
+      }
+    }
+    for (Sourced<Namespace> namespace : namespaces) {
+      Map<String, String> labels = new TreeMap<>(defaultNamespaceLabels(namespace.object().getMetadata().getName()));
+      labels.putAll(nullToEmpty(namespace.object().getMetadata().getLabels()));
+      namespaceLabels.put(namespace.object().getMetadata().getName(), Map.copyOf(labels));
+    }
+
+    List<ExistingNode> existing = new ArrayList<>();
+    Map<String, Resources> usageByPool = new HashMap<>();
+    for (Sourced<Node> sourced : nodes) {
+      Node node = sourced.object();
+      if (node.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      ExistingNode converted =
+          NodeConverter.convert(node, boundByNode.getOrDefault(node.getMetadata().getName(), List.of()), sourced.origin());
+      existing.add(converted);
+      if (converted.nodePoolName() != null) {
+        Resources usage = NodeConverter.capacity(node, sourced.origin()).plus(Resources.builder().milli(ResourceNames.index("nodes"), 1000).build());
+        usageByPool.merge(converted.nodePoolName(), usage, Resources::plus);
+      }
+    }
+
+    List<NodeClaimTemplate> templates = new ArrayList<>();
+    for (Sourced<NodePool> sourced : nodePools) {
+      NodePool pool = sourced.object();
+      if (NodePoolConverter.provisionable(pool)) {
+        templates.add(
+            NodePoolConverter.convert(
+                pool, usageByPool.getOrDefault(pool.getMetadata().getName(), Resources.EMPTY), instanceTypes.apply(pool), sourced.origin()));
+      }
+    }
+
+    List<sh.karpenter.core.pod.Pod> daemonSetPods = new ArrayList<>();
+    for (Sourced<DaemonSet> sourced : daemonSets) {
+      daemonSetPods.add(daemonSetPod(sourced.object(), sourced.origin()));
+    }
+    return new ClusterSnapshot(
+        List.copyOf(templates),
+        List.copyOf(existing),
+        List.copyOf(pending),
+        List.copyOf(rejected),
+        List.copyOf(daemonSetPods),
+        volumeTopology,
+        namespaceLabels);
+  }
+
+  /** The pod a DaemonSet would run on a new node, from its template. */
+  private static sh.karpenter.core.pod.Pod daemonSetPod(DaemonSet daemonSet, String origin) {
+    var meta = daemonSet.getMetadata();
+    var template = daemonSet.getSpec() == null ? null : daemonSet.getSpec().getTemplate();
+    if (template == null) {
+      throw new SnapshotInputException(origin, "spec.template", "required");
+    }
+    var podMeta =
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder(template.getMetadata() == null ? new io.fabric8.kubernetes.api.model.ObjectMeta() : template.getMetadata())
+            .withName(meta.getName())
+            .withNamespace(meta.getNamespace() == null ? "default" : meta.getNamespace())
+            .withUid(WorkloadPods.uid("DaemonSet", meta.getNamespace(), meta.getName(), 0))
+            .withOwnerReferences(
+                new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                    .withKind("DaemonSet")
+                    .withName(meta.getName())
+                    .withController(true)
+                    .build())
+            .build();
+    return PodConverter.convert(podMeta, template.getSpec() == null ? new PodSpec() : template.getSpec(), origin, "spec.template.spec");
+  }
+
+  private static boolean finished(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  /** Upstream's {@code IsProvisionable} for a pod without a node. */
+  private static boolean provisionable(Pod pod) {
+    var meta = pod.getMetadata();
+    boolean daemonSetOwned = nullToEmpty(meta.getOwnerReferences()).stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
+    boolean mirror = nullToEmpty(meta.getAnnotations()).containsKey(MIRROR_POD_ANNOTATION);
+    boolean preempting = pod.getStatus() != null && pod.getStatus().getNominatedNodeName() != null && !pod.getStatus().getNominatedNodeName().isEmpty();
+    return meta.getDeletionTimestamp() == null && !daemonSetOwned && !mirror && !preempting;
+  }
+
+  /** Why Karpenter would refuse the pod (upstream's provisioner validation), or null. */
+  private static String rejection(Pod pod, sh.karpenter.core.pod.Pod converted, VolumeTopology volumes) {
+    for (String key : converted.nodeSelector().keySet()) {
+      if (Labels.isRestricted(key)) {
+        return "nodeSelector uses the restricted label " + key + ", which Karpenter cannot set on a new node";
+      }
+    }
+    if (pod.getSpec() != null && usesMatchFields(pod.getSpec().getAffinity())) {
+      return "node affinity uses matchFields, which Karpenter does not support";
+    }
+    for (var term : converted.requiredNodeAffinityTerms()) {
+      for (var requirement : term) {
+        if (Labels.isRestricted(requirement.key())) {
+          return "required node affinity uses the restricted label " + requirement.key() + ", which Karpenter cannot set on a new node";
+        }
+        if (requirement.key().equals(Labels.NODE_POOL) && requirement.operator() == sh.karpenter.core.requirements.Operator.DoesNotExist) {
+          return "requires " + Labels.NODE_POOL + " DoesNotExist: the pod asks not to run on Karpenter nodes";
+        }
+      }
+    }
+    return volumes.validate(converted);
+  }
+
+  /** Whether a required or preferred node affinity term selects by node fields (upstream rejects both). */
+  private static boolean usesMatchFields(Affinity affinity) {
+    if (affinity == null || affinity.getNodeAffinity() == null) {
+      return false;
+    }
+    NodeAffinity nodeAffinity = affinity.getNodeAffinity();
+    List<NodeSelectorTerm> terms = new ArrayList<>();
+    if (nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+      terms.addAll(nullToEmpty(nodeAffinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()));
+    }
+    nullToEmpty(nodeAffinity.getPreferredDuringSchedulingIgnoredDuringExecution()).stream()
+        .map(PreferredSchedulingTerm::getPreference)
+        .filter(Objects::nonNull)
+        .forEach(terms::add);
+    return terms.stream().anyMatch(term -> !nullToEmpty(term.getMatchFields()).isEmpty());
+  }
+
+  private static String namespaceOf(Pod pod) {
+    return pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
+  }
+
+  private static Map<String, String> defaultNamespaceLabels(String namespace) {
+    return Map.of(NAMESPACE_NAME_LABEL, namespace);
+  }
+}
