@@ -1,0 +1,64 @@
+package sh.karpenter.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import sh.karpenter.core.cost.CandidateOffering;
+import sh.karpenter.core.cost.LowerBound;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.SchedulingInput;
+import sh.karpenter.core.scheduling.SchedulingResult;
+
+/**
+ * A plan's hourly cost next to the proven lower bound for the same pods, for the unconstrained cost
+ * mixes. Every available offering the NodePools allow is a candidate, at the type's allocatable (the
+ * benchmark clusters have no DaemonSets), and every pod may use every candidate it fits: that holds
+ * only for pods without node selectors, affinity or tolerations, which is what the cost mixes are.
+ *
+ * @param planPerHour sum of the planned NodeClaims' prices
+ * @param lowerBound the bound over the scheduled pods
+ * @param singleTypeFleet an achievable reference plan for the same pods on the first NodePool (the
+ *     cost clusters have one), computed in the same run
+ */
+record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet singleTypeFleet) {
+
+  /** Plan cost over the bound: 1.0 is optimal; 1.05 is the target's edge. */
+  double ratio() {
+    return planPerHour / lowerBound.perHour();
+  }
+
+  static CostComparison of(SchedulingInput input, SchedulingResult result) {
+    List<Pod> scheduled = new ArrayList<>();
+    double planPerHour = 0;
+    for (PlannedNodeClaim claim : result.newNodeClaims()) {
+      planPerHour += claim.price();
+      scheduled.addAll(claim.pods());
+    }
+    List<CandidateOffering> offerings = candidates(input);
+    LowerBound bound = LowerBound.forPods(scheduled, pod -> Boolean.TRUE, offerings, (pod, offering) -> true);
+    return new CostComparison(
+        planPerHour, bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
+  }
+
+  private static List<CandidateOffering> candidates(SchedulingInput input) {
+    List<CandidateOffering> candidates = new ArrayList<>();
+    for (NodeClaimTemplate template : input.templates()) {
+      for (InstanceType type : InstanceTypes.compatible(template.instanceTypes(), template.requirements())) {
+        for (Offering offering : type.offerings()) {
+          if (offering.available() && offering.isCompatible(template.requirements())) {
+            candidates.add(
+                CandidateOffering.purchasable(
+                    type.name() + "/" + offering.zone() + "/" + offering.capacityType(),
+                    offering.price(),
+                    type.allocatable()));
+          }
+        }
+      }
+    }
+    return candidates;
+  }
+}
