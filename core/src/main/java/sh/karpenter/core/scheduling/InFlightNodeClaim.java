@@ -25,6 +25,8 @@ final class InFlightNodeClaim {
   /** Per dimension, the largest allocatable among the options: a quick upper bound on room left. */
   long[] maxAllocatable;
   boolean minValuesRelaxed;
+  /** What the claim counts against its NodePool's limits (its largest option's capacity), or null when unlimited. */
+  long[] limitCharge;
   /** Index in the scheduler's fewest-pods-first order. */
   int position;
 

@@ -17,6 +17,7 @@ import sh.karpenter.core.pod.PodAffinityTerm;
 import sh.karpenter.core.pod.TopologySpreadConstraint;
 import sh.karpenter.core.pod.WeightedPodAffinityTerm;
 import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.LabelSelector;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Quantity;
@@ -264,7 +265,205 @@ public final class Scheduler {
           pushedAtLength[pod.order] = queue.size();
         }
       }
+      repackUnconstrainedClaims();
       return result();
+    }
+
+    /**
+     * The cost post-pass: first fit grows NodeClaims onto whatever type still has room, often the
+     * largest and dearest. The NodeClaims holding only unconstrained pods are re-planned per
+     * NodePool with {@link CostRepacker}, and the new plan replaces them when it is cheaper. Only
+     * pods whose placement no constraint can tell apart move: no node requirements or preferences,
+     * no topology terms of their own, selected by no other pod's topology term, no host ports, no
+     * volumes. Existing-node placements and every other NodeClaim stay as the pass made them.
+     */
+    private void repackUnconstrainedClaims() {
+      if (claims.isEmpty()) {
+        return;
+      }
+      Set<LabelSelector> selectors = topologySelectors();
+      for (TemplateIndex template : templates) {
+        if (template.requirements.hasMinValues()) {
+          continue;
+        }
+        List<InFlightNodeClaim> movable = new ArrayList<>();
+        for (InFlightNodeClaim claim : claims) {
+          if (claim.template == template && claim.pods.stream().allMatch(pod -> unconstrained(pod, selectors))) {
+            movable.add(claim);
+          }
+        }
+        if (!movable.isEmpty()) {
+          repack(template, movable);
+        }
+      }
+    }
+
+    /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
+    private Set<LabelSelector> topologySelectors() {
+      Set<LabelSelector> selectors = new HashSet<>();
+      List<Pod> all = new ArrayList<>();
+      for (SchedulingPod pod : pods) {
+        all.add(pod.pod);
+      }
+      for (NodeSlot node : nodes) {
+        all.addAll(node.node.pods());
+      }
+      for (Pod pod : all) {
+        for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
+          selectors.add(spread.selector());
+        }
+        for (PodAffinityTerm term : pod.requiredPodAffinity()) {
+          selectors.add(term.selector());
+        }
+        for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+          selectors.add(term.selector());
+        }
+        for (WeightedPodAffinityTerm term : pod.preferredPodAffinity()) {
+          selectors.add(term.term().selector());
+        }
+        for (WeightedPodAffinityTerm term : pod.preferredPodAntiAffinity()) {
+          selectors.add(term.term().selector());
+        }
+      }
+      return selectors;
+    }
+
+    /**
+     * Whether moving the pod to another NodeClaim of its NodePool can break no constraint: it has
+     * none of its own and no topology term selects it (namespaces aside, which only makes this
+     * stricter).
+     */
+    private static boolean unconstrained(SchedulingPod pod, Set<LabelSelector> selectors) {
+      Pod p = pod.pod;
+      if (!p.nodeSelector().isEmpty()
+          || !p.requiredNodeAffinityTerms().isEmpty()
+          || !p.preferredNodeAffinity().isEmpty()
+          || !p.topologySpreadConstraints().isEmpty()
+          || !p.requiredPodAffinity().isEmpty()
+          || !p.requiredPodAntiAffinity().isEmpty()
+          || !p.preferredPodAffinity().isEmpty()
+          || !p.preferredPodAntiAffinity().isEmpty()
+          || !p.hostPorts().isEmpty()
+          || !p.persistentVolumeClaims().isEmpty()) {
+        return false;
+      }
+      for (LabelSelector selector : selectors) {
+        if (selector.matches(p.labels())) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * Re-plans the claims' pods with {@link CostRepacker} over the template's types (within its limits,
+     * net of DaemonSet overhead) and swaps the new claims in when they cost less; otherwise leaves
+     * everything, limits included, as it was.
+     */
+    private void repack(TemplateIndex template, List<InFlightNodeClaim> movable) {
+      TemplateIndex.Pricing pricing = template.pricing(template.requirements);
+      long[] limits = remainingLimits[template.ordinal];
+      long[] limitsBefore = limits == null ? null : limits.clone();
+      int hostnameBefore = nextHostname;
+      double before = 0;
+      List<SchedulingPod> movablePods = new ArrayList<>();
+      for (InFlightNodeClaim claim : movable) {
+        before += cheapestPrice(claim.options, pricing);
+        movablePods.addAll(claim.pods);
+        refundLimits(claim);
+      }
+      List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before);
+      double after = 0;
+      for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
+        after += cheapestPrice(claim.options, pricing);
+      }
+      if (replacements == null || after >= before * (1 - 1e-9)) {
+        if (limits != null) {
+          System.arraycopy(limitsBefore, 0, limits, 0, limits.length);
+        }
+        nextHostname = hostnameBefore;
+        return;
+      }
+      Set<InFlightNodeClaim> dropped = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      dropped.addAll(movable);
+      claims.removeIf(dropped::contains);
+      for (InFlightNodeClaim claim : movable) {
+        claimsByHostname.remove(claim.hostname);
+      }
+      for (InFlightNodeClaim claim : replacements) {
+        claims.add(claim);
+        claimsByHostname.put(claim.hostname, claim);
+      }
+      claims.sort(Comparator.comparingInt((InFlightNodeClaim c) -> c.pods.size()).thenComparingInt(c -> c.sequence));
+      renumber(0);
+    }
+
+    private static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
+      double cheapest = Double.MAX_VALUE;
+      for (int t = Bits.next(options, 0); t >= 0; t = Bits.next(options, t + 1)) {
+        cheapest = Math.min(cheapest, pricing.price(t));
+      }
+      return cheapest;
+    }
+
+    /**
+     * The pods packed by {@link CostRepacker} into new claims (each on a fresh hostname, charged
+     * against the limits in turn), or null when the packing prices at no less than {@code before}, or
+     * the packer or a limit leaves some pod without a node.
+     */
+    private List<InFlightNodeClaim> replan(
+        TemplateIndex template, TemplateIndex.Pricing pricing, List<SchedulingPod> movablePods, double before) {
+      long[] allowed = launchOptions(template, null);
+      if (allowed == null) {
+        return null;
+      }
+      long[][] capacity = new long[template.size()][dimensions];
+      double[] price = new double[template.size()];
+      java.util.Arrays.fill(price, Double.POSITIVE_INFINITY);
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        long[] types = Bits.copy(group.types());
+        Bits.andInto(types, allowed);
+        for (int t = Bits.next(types, 0); t >= 0; t = Bits.next(types, t + 1)) {
+          if (pricing.cheapest()[t] != null) {
+            price[t] = pricing.price(t);
+          }
+          for (int d = 0; d < dimensions; d++) {
+            capacity[t][d] = template.allocatable[d][t] - group.overhead()[d];
+          }
+        }
+      }
+      List<long[]> requests = new ArrayList<>(movablePods.size());
+      for (SchedulingPod pod : movablePods) {
+        requests.add(pod.requests);
+      }
+      CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
+      if (packing == null || packing.price() >= before * (1 - 1e-9)) {
+        return null;
+      }
+      int[] taken = new int[packing.classMembers().size()];
+      List<InFlightNodeClaim> replacements = new ArrayList<>(packing.nodes().size());
+      for (CostRepacker.Node node : packing.nodes()) {
+        long[] options = launchOptions(template, null);
+        if (options == null) {
+          return null;
+        }
+        InFlightNodeClaim claim = newClaim(template, options);
+        for (int c = 0; c < taken.length; c++) {
+          int[] members = packing.classMembers().get(c);
+          for (int n = 0; n < node.podsPerClass()[c]; n++) {
+            SchedulingPod pod = movablePods.get(members[taken[c]++]);
+            Placement placement = filter(claim, pod, claim.requirements, List.of(), null);
+            if (placement == null) {
+              return null;
+            }
+            claim.add(pod, placement.requirements(), placement.options(), placement.relaxedMinValues());
+          }
+        }
+        nextHostname++;
+        chargeLimits(claim);
+        replacements.add(claim);
+      }
+      return replacements;
     }
 
     /** Why upstream would not provision for the pod at all (restricted labels, broken volumes), or null. */
@@ -604,34 +803,11 @@ public final class Scheduler {
 
     /** Tries a fresh NodeClaim from the template; on success it joins the pass's claims. */
     private boolean tryNewClaim(TemplateIndex template, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
-      long[] options = Bits.copy(template.launchable);
-      if (Bits.isEmpty(options)) {
-        fail(why, "no instance type has an available offering compatible with the nodepool's requirements");
+      long[] options = launchOptions(template, why);
+      if (options == null) {
         return false;
       }
-      long[] remaining = remainingLimits[template.ordinal];
-      if (remaining != null) {
-        if (remaining[nodesDimension] != Long.MAX_VALUE && remaining[nodesDimension] < 1000) {
-          fail(why, "nodepool node limit reached");
-          return false;
-        }
-        for (int t = Bits.next(options, 0); t >= 0; t = Bits.next(options, t + 1)) {
-          for (int d = 0; d < dimensions; d++) {
-            if (d != nodesDimension && template.capacity[d][t] > remaining[d]) {
-              options[t >>> 6] &= ~(1L << t);
-              break;
-            }
-          }
-        }
-        if (Bits.isEmpty(options)) {
-          fail(why, "all instance types exceed the nodepool's remaining limits " + describeLimits(remaining));
-          return false;
-        }
-      }
-      String hostname = String.format("hostname-placeholder-%04d", nextHostname);
-      topology.register(Labels.HOSTNAME, hostname);
-      Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
-      InFlightNodeClaim claim = new InFlightNodeClaim(template, hostname, nextHostname, requirements, options);
+      InFlightNodeClaim claim = newClaim(template, options);
       Placement placement = tryClaim(claim, pod, alternatives, why);
       if (placement == null) {
         return false;
@@ -639,23 +815,80 @@ public final class Scheduler {
       nextHostname++;
       claim.position = insertionPoint();
       claims.add(claim.position, claim);
-      claimsByHostname.put(hostname, claim);
+      claimsByHostname.put(claim.hostname, claim);
       renumber(claim.position + 1);
       commit(claim, pod, placement);
-      if (remaining != null) {
-        long[] largest = template.maxCapacity(claim.options);
+      chargeLimits(claim);
+      return true;
+    }
+
+    /**
+     * The template's launchable types within what its limits still allow, or null (explaining into
+     * {@code why} when given) when the node limit is reached or no type is left.
+     */
+    private long[] launchOptions(TemplateIndex template, StringBuilder why) {
+      long[] options = Bits.copy(template.launchable);
+      if (Bits.isEmpty(options)) {
+        fail(why, "no instance type has an available offering compatible with the nodepool's requirements");
+        return null;
+      }
+      long[] remaining = remainingLimits[template.ordinal];
+      if (remaining == null) {
+        return options;
+      }
+      if (remaining[nodesDimension] != Long.MAX_VALUE && remaining[nodesDimension] < 1000) {
+        fail(why, "nodepool node limit reached");
+        return null;
+      }
+      for (int t = Bits.next(options, 0); t >= 0; t = Bits.next(options, t + 1)) {
         for (int d = 0; d < dimensions; d++) {
-          if (remaining[d] == Long.MAX_VALUE) {
-            continue;
-          }
-          if (d == nodesDimension) {
-            remaining[d] -= 1000;
-          } else {
-            remaining[d] -= largest[d];
+          if (d != nodesDimension && template.capacity[d][t] > remaining[d]) {
+            options[t >>> 6] &= ~(1L << t);
+            break;
           }
         }
       }
-      return true;
+      if (Bits.isEmpty(options)) {
+        fail(why, "all instance types exceed the nodepool's remaining limits " + describeLimits(remaining));
+        return null;
+      }
+      return options;
+    }
+
+    /** An empty claim on the next placeholder hostname (taken for good only once the claim is kept). */
+    private InFlightNodeClaim newClaim(TemplateIndex template, long[] options) {
+      String hostname = String.format("hostname-placeholder-%04d", nextHostname);
+      topology.register(Labels.HOSTNAME, hostname);
+      Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
+      return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options);
+    }
+
+    /** Upstream's pessimistic limit accounting: a NodeClaim counts as one node of its largest option. */
+    private void chargeLimits(InFlightNodeClaim claim) {
+      long[] remaining = remainingLimits[claim.template.ordinal];
+      if (remaining == null) {
+        return;
+      }
+      long[] largest = claim.template.maxCapacity(claim.options);
+      claim.limitCharge = new long[dimensions];
+      for (int d = 0; d < dimensions; d++) {
+        if (remaining[d] != Long.MAX_VALUE) {
+          claim.limitCharge[d] = d == nodesDimension ? 1000 : largest[d];
+          remaining[d] -= claim.limitCharge[d];
+        }
+      }
+    }
+
+    /** Gives back what a dropped claim counted against its NodePool's limits. */
+    private void refundLimits(InFlightNodeClaim claim) {
+      long[] remaining = remainingLimits[claim.template.ordinal];
+      if (remaining != null && claim.limitCharge != null) {
+        for (int d = 0; d < dimensions; d++) {
+          if (remaining[d] != Long.MAX_VALUE) {
+            remaining[d] += claim.limitCharge[d];
+          }
+        }
+      }
     }
 
     private static String describeLimits(long[] remaining) {
@@ -763,13 +996,14 @@ public final class Scheduler {
         requirements.remove(key);
       }
       TemplateIndex.Pricing pricing = template.pricing(requirements);
-      List<Integer> order = new ArrayList<>(Bits.cardinality(claim.options));
-      for (int t = Bits.next(claim.options, 0); t >= 0; t = Bits.next(claim.options, t + 1)) {
-        order.add(t);
-      }
-      order.sort(Comparator.<Integer>comparingDouble(pricing::price).thenComparing(t -> template.types[t].name()));
-      if (order.size() > MAX_INSTANCE_TYPES) {
-        order = order.subList(0, MAX_INSTANCE_TYPES);
+      List<Integer> order = new ArrayList<>(Math.min(MAX_INSTANCE_TYPES, Bits.cardinality(claim.options)));
+      for (int t : pricing.cheapestFirst()) {
+        if (Bits.get(claim.options, t)) {
+          order.add(t);
+          if (order.size() == MAX_INSTANCE_TYPES) {
+            break;
+          }
+        }
       }
       List<InstanceType> options = new ArrayList<>(order.size());
       for (int t : order) {

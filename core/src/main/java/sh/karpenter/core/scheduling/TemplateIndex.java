@@ -47,9 +47,10 @@ final class TemplateIndex {
 
   /**
    * Per type, under some requirements: the cheapest available compatible offering (null when none)
-   * and the capacity types of the available compatible offerings.
+   * and the capacity types of the available compatible offerings; and every type ordered by that
+   * offering's price (then name), so a NodeClaim's options come out cheapest first without a sort.
    */
-  record Pricing(Offering[] cheapest, List<Set<String>> capacityTypes) {
+  record Pricing(Offering[] cheapest, List<Set<String>> capacityTypes, int[] cheapestFirst) {
     double price(int type) {
       return cheapest[type] == null ? Double.MAX_VALUE : cheapest[type].price();
     }
@@ -241,7 +242,15 @@ final class TemplateIndex {
         }
         capacityTypes.add(Set.copyOf(kinds));
       }
-      pricing = new Pricing(cheapest, capacityTypes);
+      Integer[] order = new Integer[types.length];
+      for (int t = 0; t < order.length; t++) {
+        order[t] = t;
+      }
+      Arrays.sort(
+          order,
+          java.util.Comparator.<Integer>comparingDouble(t -> cheapest[t] == null ? Double.MAX_VALUE : cheapest[t].price())
+              .thenComparing(t -> types[t].name()));
+      pricing = new Pricing(cheapest, capacityTypes, Arrays.stream(order).mapToInt(Integer::intValue).toArray());
       pricings.put(relevant.frozen(), pricing);
     }
     return pricing;
