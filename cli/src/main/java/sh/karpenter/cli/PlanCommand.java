@@ -12,6 +12,7 @@ import sh.karpenter.cli.plan.ManifestReader;
 import sh.karpenter.cli.plan.PlanReport;
 import sh.karpenter.cli.plan.PlanWriters;
 import sh.karpenter.cli.plan.Planner;
+import sh.karpenter.controller.snapshot.SchedulerConfig;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.catalog.AwsCatalogOptions;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
@@ -79,6 +80,14 @@ public final class PlanCommand implements Callable<Integer> {
       description = "Strict or BestEffort handling of requirement minValues. Default: ${DEFAULT-VALUE}.")
   MinValuesPolicy minValuesPolicy = MinValuesPolicy.Strict;
 
+  @Option(
+      names = "--scheduler-config",
+      paramLabel = "FILE",
+      description =
+          "The cluster's kube-scheduler configuration (a KubeSchedulerConfiguration, or podTopologySpread.defaultConstraints alone), YAML or JSON."
+              + " Its PodTopologySpread defaultConstraints apply to pending pods without constraints of their own.")
+  Path schedulerConfig;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -87,9 +96,10 @@ public final class PlanCommand implements Callable<Integer> {
     InstanceTypeCatalog catalog;
     try {
       catalog = catalog();
+      SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
       List<ManifestReader.PlanManifest> manifests = new ManifestReader(w -> err.println("warning: " + w)).read(paths);
       report =
-          new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy))
+          new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
               .plan(manifests, w -> err.println("warning: " + w));
     } catch (SnapshotInputException e) {
       err.println("error: " + e.getMessage());

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
@@ -62,6 +63,7 @@ public final class ManifestReader {
           Map.entry("v1/Namespace", Namespace.class),
           Map.entry("v1/PersistentVolume", PersistentVolume.class),
           Map.entry("v1/PersistentVolumeClaim", PersistentVolumeClaim.class),
+          Map.entry("v1/Service", Service.class),
           Map.entry("apps/v1/DaemonSet", DaemonSet.class),
           Map.entry("apps/v1/Deployment", Deployment.class),
           Map.entry("apps/v1/ReplicaSet", ReplicaSet.class),

@@ -12,6 +12,7 @@ import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.scheduling.SchedulingResult;
+import sh.karpenter.core.topology.DefaultConstraints;
 
 /**
  * One offline provisioning pass: manifests in, {@link PlanReport} out. Every NodePool is offered the
@@ -20,10 +21,17 @@ import sh.karpenter.core.scheduling.SchedulingResult;
 public final class Planner {
   private final InstanceTypeCatalog catalog;
   private final SchedulerOptions options;
+  private final DefaultConstraints defaultConstraints;
 
   public Planner(InstanceTypeCatalog catalog, SchedulerOptions options) {
+    this(catalog, options, DefaultConstraints.NONE);
+  }
+
+  /** @param defaultConstraints the default topology spread of {@code --scheduler-config} */
+  public Planner(InstanceTypeCatalog catalog, SchedulerOptions options, DefaultConstraints defaultConstraints) {
     this.catalog = catalog;
     this.options = options;
+    this.defaultConstraints = defaultConstraints;
   }
 
   /**
@@ -33,7 +41,7 @@ public final class Planner {
    * @throws sh.karpenter.controller.snapshot.SnapshotInputException when an object is invalid
    */
   public PlanReport plan(List<ManifestReader.PlanManifest> manifests, Consumer<String> warnings) {
-    SnapshotBuilder builder = new SnapshotBuilder(pool -> catalog.instanceTypes());
+    SnapshotBuilder builder = new SnapshotBuilder(pool -> catalog.instanceTypes()).defaultConstraints(defaultConstraints);
     for (ManifestReader.PlanManifest manifest : manifests) {
       if (!builder.add(manifest.object(), manifest.origin())) {
         warnings.accept(manifest.origin() + ": " + manifest.object().getKind() + " is not part of a plan; ignored");

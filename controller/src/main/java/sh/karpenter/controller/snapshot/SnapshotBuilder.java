@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
+import io.fabric8.kubernetes.api.model.ReplicationController;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -30,6 +32,7 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.scheduling.NodeClaimTemplate;
 import sh.karpenter.core.scheduling.PodError;
+import sh.karpenter.core.topology.DefaultConstraints;
 import sh.karpenter.core.volume.VolumeTopology;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
@@ -46,6 +49,10 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
  * not terminating, not owned by a DaemonSet, not a mirror pod. Pending pods whose constraints
  * Karpenter refuses (restricted labels, {@code matchFields}, {@code karpenter.sh/nodepool
  * DoesNotExist}, claims that do not exist) are set aside as {@link ClusterSnapshot#rejectedPods()}.
+ *
+ * <p>With {@link #defaultConstraints default constraints} ({@code --scheduler-config}), pending pods
+ * that declare no topology spread constraints get them, with the selector {@link
+ * DefaultSpreadSelectors} derives from the Services and controllers added.
  */
 public final class SnapshotBuilder {
   private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
@@ -60,6 +67,8 @@ public final class SnapshotBuilder {
   private final List<Sourced<PersistentVolume>> volumes = new ArrayList<>();
   private final List<Sourced<PersistentVolumeClaim>> claims = new ArrayList<>();
   private final List<Sourced<StorageClass>> storageClasses = new ArrayList<>();
+  private final DefaultSpreadSelectors spreadSelectors = new DefaultSpreadSelectors();
+  private DefaultConstraints defaultConstraints = DefaultConstraints.NONE;
 
   /** A pod with its origin and where its spec is there ({@code spec.template.spec} for a workload's pods). */
   private record SourcedPod(Pod pod, String origin, String specField) {}
@@ -69,9 +78,17 @@ public final class SnapshotBuilder {
     this.instanceTypes = instanceTypes;
   }
 
+  /** Sets the default topology spread constraints of pending pods without constraints of their own. */
+  public SnapshotBuilder defaultConstraints(DefaultConstraints defaults) {
+    this.defaultConstraints = defaults;
+    return this;
+  }
+
   /**
    * Adds one object. Workloads (Deployment, ReplicaSet, StatefulSet, Job) are expanded into their
    * pods (and claims) with {@link WorkloadPods}; PodDisruptionBudgets are accepted for later use.
+   * Services, ReplicationControllers and workloads also select the pods that default constraints
+   * count (see {@link DefaultSpreadSelectors}).
    *
    * @return false when the kind plays no part in a snapshot (the object is ignored)
    */
@@ -88,6 +105,8 @@ public final class SnapshotBuilder {
       case PersistentVolume volume -> volumes.add(new Sourced<>(volume, origin));
       case PersistentVolumeClaim claim -> claims.add(new Sourced<>(claim, origin));
       case StorageClass storageClass -> storageClasses.add(new Sourced<>(storageClass, origin));
+      case Service service -> spreadSelectors.addService(service);
+      case ReplicationController controller -> spreadSelectors.addController(controller, origin);
       case PodDisruptionBudget ignored -> {
         // disruption budgets matter to consolidation, not to a provisioning pass
       }
@@ -95,6 +114,7 @@ public final class SnapshotBuilder {
         if (!WorkloadPods.isWorkload(object)) {
           return false;
         }
+        spreadSelectors.addController(object, origin);
         WorkloadPods.Expansion expansion = WorkloadPods.expand(object);
         expansion.pods().forEach(pod -> pods.add(new SourcedPod(pod, origin, "spec.template.spec")));
         expansion.claims().forEach(claim -> claims.add(new Sourced<>(claim, origin)));
@@ -123,7 +143,7 @@ public final class SnapshotBuilder {
       } else if (provisionable(pod)) {
         String rejection = rejection(pod, converted, volumeTopology);
         if (rejection == null) {
-          pending.add(converted);
+          pending.add(defaultConstraints.appliesTo(converted) ? defaultConstraints.apply(converted, spreadSelectors.selectorFor(pod)) : converted);
         } else {
           rejected.add(new PodError(converted, rejection));
         }
