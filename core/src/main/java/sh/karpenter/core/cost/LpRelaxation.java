@@ -420,7 +420,8 @@ final class LpRelaxation {
             added |= enter(k, u);
           }
         }
-        best = Math.max(best, certify(w));
+        double value = certify(w);
+        best = Math.max(best, value);
         if (!added) {
           break;
         }
