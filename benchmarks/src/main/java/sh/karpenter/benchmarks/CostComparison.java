@@ -2,13 +2,9 @@ package sh.karpenter.benchmarks;
 
 import java.util.ArrayList;
 import java.util.List;
-import sh.karpenter.core.cost.CandidateOffering;
 import sh.karpenter.core.cost.LowerBound;
-import sh.karpenter.core.instancetype.InstanceType;
-import sh.karpenter.core.instancetype.InstanceTypes;
-import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.core.pod.Pod;
-import sh.karpenter.core.scheduling.NodeClaimTemplate;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.scheduling.SchedulingResult;
@@ -38,27 +34,8 @@ record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet
       planPerHour += claim.price();
       scheduled.addAll(claim.pods());
     }
-    List<CandidateOffering> offerings = candidates(input);
-    LowerBound bound = LowerBound.forPods(scheduled, pod -> Boolean.TRUE, offerings, (pod, offering) -> true);
+    LowerBound bound = SchedulingLowerBound.of(input, scheduled);
     return new CostComparison(
         planPerHour, bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
-  }
-
-  private static List<CandidateOffering> candidates(SchedulingInput input) {
-    List<CandidateOffering> candidates = new ArrayList<>();
-    for (NodeClaimTemplate template : input.templates()) {
-      for (InstanceType type : InstanceTypes.compatible(template.instanceTypes(), template.requirements())) {
-        for (Offering offering : type.offerings()) {
-          if (offering.available() && offering.isCompatible(template.requirements())) {
-            candidates.add(
-                CandidateOffering.purchasable(
-                    type.name() + "/" + offering.zone() + "/" + offering.capacityType(),
-                    offering.price(),
-                    type.allocatable()));
-          }
-        }
-      }
-    }
-    return candidates;
   }
 }

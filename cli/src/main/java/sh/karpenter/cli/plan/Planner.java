@@ -3,6 +3,7 @@ package sh.karpenter.cli.plan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
@@ -52,7 +53,7 @@ public final class Planner {
     long start = System.nanoTime();
     SchedulingResult result = new Scheduler(input).solve();
     long solveMillis = (System.nanoTime() - start) / 1_000_000;
-    return PlanReports.of(snapshot, result, PlanLowerBound.of(input, placedPods(result)), solveMillis);
+    return PlanReports.of(snapshot, result, SchedulingLowerBound.of(input, placedPods(result)), solveMillis);
   }
 
   private static List<Pod> placedPods(SchedulingResult result) {

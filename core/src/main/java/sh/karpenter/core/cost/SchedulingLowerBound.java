@@ -1,12 +1,10 @@
-package sh.karpenter.cli.plan;
+package sh.karpenter.core.cost;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import sh.karpenter.core.cost.CandidateOffering;
-import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
@@ -20,7 +18,7 @@ import sh.karpenter.core.taints.Taints;
 import sh.karpenter.core.taints.Toleration;
 
 /**
- * The proven lower bound of a plan: {@link LowerBound} over every offering the scheduler could have
+ * The proven lower bound of a scheduling result (used by `karpenter plan` and the benchmarks): {@link LowerBound} over every offering the scheduler could have
  * used (each NodePool × instance type × available offering, and the free capacity of existing
  * nodes).
  *
@@ -31,8 +29,8 @@ import sh.karpenter.core.taints.Toleration;
  * only DaemonSets that certainly run on a node (no node constraints, tolerating its taints) reduce
  * the offering's allocatable.
  */
-final class PlanLowerBound {
-  private PlanLowerBound() {}
+public final class SchedulingLowerBound {
+  private SchedulingLowerBound() {}
 
   /** What {@code mayUse} checks of an offering: its taints and the requirements it must intersect. */
   private record Target(List<Taint> taints, List<Requirements> requirements) {}
@@ -40,7 +38,7 @@ final class PlanLowerBound {
   /** The inputs of {@code mayUse} that distinguish pods; pods with equal keys are interchangeable. */
   private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {}
 
-  static LowerBound of(SchedulingInput input, Collection<Pod> placedPods) {
+  public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods) {
     List<CandidateOffering> offerings = new ArrayList<>();
     List<Target> targets = new ArrayList<>();
     for (NodeClaimTemplate template : input.templates()) {
@@ -73,7 +71,7 @@ final class PlanLowerBound {
         placedPods,
         pod -> new ConstraintKey(pod.nodeSelector(), pod.requiredNodeAffinityTerms(), pod.tolerations()),
         offerings,
-        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, PlanLowerBound::alternatives), targets.get(index)));
+        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), targets.get(index)));
   }
 
   private static boolean mayUse(Pod pod, List<Requirements> alternatives, Target target) {
