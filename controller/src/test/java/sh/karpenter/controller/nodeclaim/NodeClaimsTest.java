@@ -1,0 +1,30 @@
+package sh.karpenter.controller.nodeclaim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.core.cloudprovider.TestingCloudProvider;
+
+class NodeClaimsTest {
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  private static NodeClaim nodeClaim(String group, String kind) {
+    return SERIALIZATION.unmarshal("""
+        apiVersion: karpenter.sh/v1
+        kind: NodeClaim
+        metadata: {name: c}
+        spec: {nodeClassRef: {group: %s, kind: %s, name: default}}
+        """.formatted(group, kind), NodeClaim.class);
+  }
+
+  @Test
+  void aNodeClaimIsManagedWhenTheProviderSupportsItsNodeClassKind() {
+    TestingCloudProvider provider = new TestingCloudProvider(List.of());
+
+    assertThat(NodeClaims.isManaged(nodeClaim("karpenter.test.sh", "TestNodeClass"), provider)).isTrue();
+    assertThat(NodeClaims.isManaged(nodeClaim("karpenter.k8s.aws", "EC2NodeClass"), provider)).isFalse();
+  }
+}
