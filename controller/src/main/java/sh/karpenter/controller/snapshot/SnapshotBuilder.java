@@ -20,11 +20,14 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.resources.ResourceNames;
@@ -50,6 +53,11 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
  * Karpenter refuses (restricted labels, {@code matchFields}, {@code karpenter.sh/nodepool
  * DoesNotExist}, claims that do not exist) are set aside as {@link ClusterSnapshot#rejectedPods()}.
  *
+ * <p>NodeClaims are added separately ({@link #addNodeClaim}; {@link #add} ignores them, as {@code
+ * karpenter plan} does): those not being deleted and not yet joined to an added Node by provider ID
+ * or node name become uninitialized nodes ({@link NodeClaimConverter}) and count towards their
+ * NodePool's usage.
+ *
  * <p>With {@link #defaultConstraints default constraints} ({@code --scheduler-config}), pending pods
  * that declare no topology spread constraints get them, with the selector {@link
  * DefaultSpreadSelectors} derives from the Services and controllers added.
@@ -57,10 +65,14 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
 public final class SnapshotBuilder {
   private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
   private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+  /** The rejection of pods that require {@code karpenter.sh/nodepool DoesNotExist}. */
+  private static final String NOT_FOR_KARPENTER =
+      "requires " + Labels.NODE_POOL + " DoesNotExist: the pod asks not to run on Karpenter nodes";
 
   private final Function<NodePool, List<InstanceType>> instanceTypes;
   private final List<Sourced<NodePool>> nodePools = new ArrayList<>();
   private final List<Sourced<Node>> nodes = new ArrayList<>();
+  private final List<Sourced<NodeClaim>> nodeClaims = new ArrayList<>();
   private final List<SourcedPod> pods = new ArrayList<>();
   private final List<Sourced<DaemonSet>> daemonSets = new ArrayList<>();
   private final List<Sourced<Namespace>> namespaces = new ArrayList<>();
@@ -69,6 +81,7 @@ public final class SnapshotBuilder {
   private final List<Sourced<StorageClass>> storageClasses = new ArrayList<>();
   private final DefaultSpreadSelectors spreadSelectors = new DefaultSpreadSelectors();
   private DefaultConstraints defaultConstraints = DefaultConstraints.NONE;
+  private Map<String, Resources> usageOverride;
 
   /** A pod with its origin and where its spec is there ({@code spec.template.spec} for a workload's pods). */
   private record SourcedPod(Pod pod, String origin, String specField) {}
@@ -81,6 +94,28 @@ public final class SnapshotBuilder {
   /** Sets the default topology spread constraints of pending pods without constraints of their own. */
   public SnapshotBuilder defaultConstraints(DefaultConstraints defaults) {
     this.defaultConstraints = defaults;
+    return this;
+  }
+
+  /**
+   * Adds a NodeClaim. One that is being deleted is ignored; one whose Node was also added is
+   * represented by that Node; any other is in flight and becomes an uninitialized node.
+   */
+  public SnapshotBuilder addNodeClaim(NodeClaim claim, String origin) {
+    if (claim.getMetadata() == null || claim.getMetadata().getName() == null || claim.getMetadata().getName().isEmpty()) {
+      throw new SnapshotInputException(origin, "metadata.name", "required");
+    }
+    nodeClaims.add(new Sourced<>(claim, origin));
+    return this;
+  }
+
+  /**
+   * Uses these NodePool usages (capacity and {@code nodes}, counted against limits) instead of
+   * summing the nodes and NodeClaims added. Cluster state passes its own aggregate, which also counts
+   * nodes that are being deleted, as upstream does.
+   */
+  public SnapshotBuilder nodePoolUsage(Map<String, Resources> usage) {
+    this.usageOverride = Map.copyOf(usage);
     return this;
   }
 
@@ -123,6 +158,14 @@ public final class SnapshotBuilder {
     return true;
   }
 
+  /**
+   * True for the rejection of a pod that asks not to run on Karpenter nodes ({@code
+   * karpenter.sh/nodepool DoesNotExist}): upstream ignores such pods without an event.
+   */
+  public static boolean ignoredSilently(String rejection) {
+    return NOT_FOR_KARPENTER.equals(rejection);
+  }
+
   /** Converts everything added so far. */
   public ClusterSnapshot build() {
     VolumeTopology volumeTopology = VolumeConverter.convert(volumes, claims, storageClasses);
@@ -157,8 +200,14 @@ public final class SnapshotBuilder {
 
     List<ExistingNode> existing = new ArrayList<>();
     Map<String, Resources> usageByPool = new HashMap<>();
+    Set<String> nodeNames = new HashSet<>();
+    Set<String> providerIds = new HashSet<>();
     for (Sourced<Node> sourced : nodes) {
       Node node = sourced.object();
+      nodeNames.add(node.getMetadata().getName());
+      if (node.getSpec() != null && node.getSpec().getProviderID() != null && !node.getSpec().getProviderID().isEmpty()) {
+        providerIds.add(node.getSpec().getProviderID());
+      }
       if (node.getMetadata().getDeletionTimestamp() != null) {
         continue;
       }
@@ -170,6 +219,27 @@ public final class SnapshotBuilder {
         usageByPool.merge(converted.nodePoolName(), usage, Resources::plus);
       }
     }
+    Map<String, List<InstanceType>> typesByPool = new HashMap<>();
+    for (Sourced<NodeClaim> sourced : nodeClaims) {
+      NodeClaim claim = sourced.object();
+      var status = claim.getStatus();
+      if (claim.getMetadata().getDeletionTimestamp() != null
+          || (status != null && status.getProviderID() != null && providerIds.contains(status.getProviderID()))
+          || (status != null && status.getNodeName() != null && nodeNames.contains(status.getNodeName()))) {
+        continue;
+      }
+      List<InstanceType> poolTypes = poolTypes(nullToEmpty(claim.getMetadata().getLabels()).get(Labels.NODE_POOL), typesByPool);
+      ExistingNode converted = NodeClaimConverter.inFlight(claim, poolTypes, sourced.origin());
+      existing.add(converted);
+      if (converted.nodePoolName() != null) {
+        Resources usage =
+            NodeClaimConverter.capacity(claim, poolTypes, sourced.origin()).plus(Resources.builder().milli(ResourceNames.index("nodes"), 1000).build());
+        usageByPool.merge(converted.nodePoolName(), usage, Resources::plus);
+      }
+    }
+    if (usageOverride != null) {
+      usageByPool = usageOverride;
+    }
 
     List<NodeClaimTemplate> templates = new ArrayList<>();
     for (Sourced<NodePool> sourced : nodePools) {
@@ -177,7 +247,10 @@ public final class SnapshotBuilder {
       if (NodePoolConverter.provisionable(pool)) {
         templates.add(
             NodePoolConverter.convert(
-                pool, usageByPool.getOrDefault(pool.getMetadata().getName(), Resources.EMPTY), instanceTypes.apply(pool), sourced.origin()));
+                pool,
+                usageByPool.getOrDefault(pool.getMetadata().getName(), Resources.EMPTY),
+                poolTypes(pool.getMetadata().getName(), typesByPool),
+                sourced.origin()));
       }
     }
 
@@ -193,6 +266,21 @@ public final class SnapshotBuilder {
         List.copyOf(daemonSetPods),
         volumeTopology,
         namespaceLabels);
+  }
+
+  /** The instance types of the named pool (looked up once per build), or none when the pool was not added. */
+  private List<InstanceType> poolTypes(String poolName, Map<String, List<InstanceType>> cache) {
+    if (poolName == null) {
+      return List.of();
+    }
+    return cache.computeIfAbsent(
+        poolName,
+        name -> nodePools.stream()
+            .map(Sourced::object)
+            .filter(pool -> name.equals(pool.getMetadata().getName()))
+            .findFirst()
+            .map(instanceTypes)
+            .orElse(List.of()));
   }
 
   /** The pod a DaemonSet would run on a new node, from its template. */
@@ -247,7 +335,7 @@ public final class SnapshotBuilder {
           return "required node affinity uses the restricted label " + requirement.key() + ", which Karpenter cannot set on a new node";
         }
         if (requirement.key().equals(Labels.NODE_POOL) && requirement.operator() == sh.karpenter.core.requirements.Operator.DoesNotExist) {
-          return "requires " + Labels.NODE_POOL + " DoesNotExist: the pod asks not to run on Karpenter nodes";
+          return NOT_FOR_KARPENTER;
         }
       }
     }

@@ -1,0 +1,134 @@
+package sh.karpenter.controller.provisioning;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.state.ClusterState;
+
+/**
+ * {@code provisioner.trigger.pod}: turns provisionable pods into batcher triggers. A pod is
+ * provisionable when kube-scheduler has given up on it ({@code PodScheduled=False}, reason {@code
+ * Unschedulable}), it has no node, is not terminating or finished, not preempting, not a DaemonSet
+ * pod and not a mirror pod. Each is acknowledged in cluster state when first seen (the start of its
+ * scheduling-decision latency).
+ *
+ * <p>Upstream requeues every provisionable pod every 10 s; here the informer handler triggers on
+ * every change and {@link #resync()} (run by a loop every {@link #RESYNC}) triggers every pod still
+ * provisionable, so a pod whose NodeClaim failed to launch is tried again. A NodePool that is added
+ * or whose spec changes (new generation) triggers every provisionable pod too.
+ */
+public final class PodTrigger {
+  /** How often every still-provisionable pod triggers again. */
+  public static final Duration RESYNC = Duration.ofSeconds(10);
+  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
+
+  private final Batcher batcher;
+  private final ClusterState state;
+  private final Set<String> provisionable = ConcurrentHashMap.newKeySet();
+
+  public PodTrigger(Batcher batcher, ClusterState state) {
+    this.batcher = batcher;
+    this.state = state;
+  }
+
+  /** Adds the pod and NodePool handlers (before {@link Informers#start()}). */
+  public void register(Informers informers) {
+    informers.pods().addEventHandler(new ResourceEventHandler<Pod>() {
+      @Override
+      public void onAdd(Pod pod) {
+        observe(pod);
+      }
+
+      @Override
+      public void onUpdate(Pod before, Pod pod) {
+        observe(pod);
+      }
+
+      @Override
+      public void onDelete(Pod pod, boolean finalStateUnknown) {
+        provisionable.remove(pod.getMetadata().getUid());
+      }
+    });
+    informers.nodePools().addEventHandler(new ResourceEventHandler<NodePool>() {
+      @Override
+      public void onAdd(NodePool pool) {
+        resync();
+      }
+
+      @Override
+      public void onUpdate(NodePool before, NodePool pool) {
+        if (!Objects.equals(before.getMetadata().getGeneration(), pool.getMetadata().getGeneration())) {
+          resync();
+        }
+      }
+
+      @Override
+      public void onDelete(NodePool pool, boolean finalStateUnknown) {}
+    });
+  }
+
+  /** Handles one pod add or update. */
+  void observe(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid == null) {
+      return;
+    }
+    if (isProvisionable(pod)) {
+      provisionable.add(uid);
+      state.ackPod(uid);
+      batcher.trigger(uid);
+    } else {
+      provisionable.remove(uid);
+    }
+  }
+
+  /** Triggers every pod that is still provisionable; the loop calls it again after {@link #RESYNC}. */
+  public Result resync() {
+    for (String uid : List.copyOf(provisionable)) {
+      batcher.trigger(uid);
+    }
+    return Result.requeueAfter(RESYNC);
+  }
+
+  /** The number of pods currently provisionable (for tests and logs). */
+  public int provisionablePods() {
+    return provisionable.size();
+  }
+
+  /** Upstream's {@code IsProvisionable} plus kube-scheduler's verdict. */
+  public static boolean isProvisionable(Pod pod) {
+    var meta = pod.getMetadata();
+    var spec = pod.getSpec();
+    var status = pod.getStatus();
+    if (spec != null && spec.getNodeName() != null && !spec.getNodeName().isEmpty()) {
+      return false;
+    }
+    if (meta.getDeletionTimestamp() != null) {
+      return false;
+    }
+    String phase = status == null ? null : status.getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return false;
+    }
+    if (status != null && status.getNominatedNodeName() != null && !status.getNominatedNodeName().isEmpty()) {
+      return false; // preempting: kube-scheduler is making room for it
+    }
+    if (meta.getOwnerReferences() != null
+        && meta.getOwnerReferences().stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) || "Node".equals(o.getKind()))) {
+      return false;
+    }
+    Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+    if (annotations.containsKey(MIRROR_POD_ANNOTATION)) {
+      return false;
+    }
+    return ClusterState.unschedulable(pod);
+  }
+}

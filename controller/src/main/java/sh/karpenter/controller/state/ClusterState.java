@@ -1,0 +1,596 @@
+package sh.karpenter.controller.state;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.GoDuration;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.snapshot.ClusterSnapshot;
+import sh.karpenter.controller.snapshot.DisruptionBudgets;
+import sh.karpenter.controller.snapshot.NodeClaimConverter;
+import sh.karpenter.controller.snapshot.SnapshotBuilder;
+import sh.karpenter.controller.snapshot.SnapshotInputException;
+import sh.karpenter.core.cloudprovider.CloudProvider;
+import sh.karpenter.core.cloudprovider.NodeClassRef;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.resources.Quantity;
+import sh.karpenter.core.resources.ResourceNames;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.topology.DefaultConstraints;
+import sh.karpenter.core.wellknown.Annotations;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Karpenter's in-memory view of the cluster (upstream {@code state.Cluster}), read from the shared
+ * informers: what provisioning and disruption decide on. On top of the informer caches it keeps what
+ * exists only in this process:
+ *
+ * <ul>
+ *   <li><b>nominations</b>: the node or NodeClaim each pod was planned onto, for {@code max(2 ×
+ *       batchMaxDuration, 10s)}; a nominated node is not disrupted meanwhile;
+ *   <li><b>marked for deletion</b>: nodes (by provider ID) that disruption is about to remove; they
+ *       are no home for pending pods, and their pods are rescheduled;
+ *   <li><b>created NodeClaims</b> not yet seen by the informer, so a pass that starts straight after
+ *       a launch does not launch the same capacity again;
+ *   <li><b>pod acknowledgements</b>, for the scheduling-decision latency metric, and
+ *       <b>prebindings</b> (pods to bind once a NodeClaim's Node registers).
+ * </ul>
+ *
+ * <p>A snapshot reads nodes first, then NodeClaims, then pods (upstream's order): capacity that
+ * appears in between is then counted, never a pod without the capacity that was launched for it.
+ */
+public final class ClusterState {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterState.class);
+  /** How long a created NodeClaim is assumed to exist when the informer has not delivered it. */
+  static final Duration CREATED_GRACE = Duration.ofSeconds(15);
+  private static final int MAX_INVALID_OBJECTS = 100;
+  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
+
+  private record Created(NodeClaim claim, Instant at) {}
+
+  private final Informers informers;
+  private final Clock clock;
+  private final Function<NodePool, List<InstanceType>> instanceTypes;
+  private final DefaultConstraints defaultConstraints;
+  private final Nominations nominations;
+  private final Set<String> markedForDeletion = ConcurrentHashMap.newKeySet();
+  private final Map<String, Created> created = new ConcurrentHashMap<>();
+  private final Map<String, Instant> podAcks = new ConcurrentHashMap<>();
+  private final Set<String> podsDecided = ConcurrentHashMap.newKeySet();
+  private final Map<String, List<PodRef>> prebindings = new ConcurrentHashMap<>();
+
+  /**
+   * Registers the handlers that keep the process-local parts tidy (created NodeClaims the informer
+   * has caught up with, nominations and acknowledgements of deleted pods).
+   *
+   * @param instanceTypes the instance types the cloud provider offers a NodePool (see {@link
+   *     #instanceTypesOf(CloudProvider)})
+   * @param options batch durations (for the nomination window) and default topology spread
+   */
+  public ClusterState(Informers informers, Clock clock, Function<NodePool, List<InstanceType>> instanceTypes, Options options) {
+    this.informers = informers;
+    this.clock = clock;
+    this.instanceTypes = instanceTypes;
+    this.defaultConstraints = options.defaultConstraints();
+    this.nominations = new Nominations(clock, options.nominationWindow());
+    informers.nodeClaims().addEventHandler(new ResourceEventHandler<NodeClaim>() {
+      @Override
+      public void onAdd(NodeClaim claim) {
+        created.remove(claim.getMetadata().getName());
+      }
+
+      @Override
+      public void onUpdate(NodeClaim before, NodeClaim claim) {
+        created.remove(claim.getMetadata().getName());
+      }
+
+      @Override
+      public void onDelete(NodeClaim claim, boolean finalStateUnknown) {
+        created.remove(claim.getMetadata().getName());
+        nominations.forgetNode(claim.getMetadata().getName());
+        prebindings.remove(claim.getMetadata().getName());
+      }
+    });
+    informers.nodes().addEventHandler(new ResourceEventHandler<Node>() {
+      @Override
+      public void onAdd(Node node) {}
+
+      @Override
+      public void onUpdate(Node before, Node node) {}
+
+      @Override
+      public void onDelete(Node node, boolean finalStateUnknown) {
+        nominations.forgetNode(node.getMetadata().getName());
+        String providerId = providerId(node);
+        if (providerId != null) {
+          markedForDeletion.remove(providerId);
+        }
+      }
+    });
+    informers.pods().addEventHandler(new ResourceEventHandler<Pod>() {
+      @Override
+      public void onAdd(Pod pod) {}
+
+      @Override
+      public void onUpdate(Pod before, Pod pod) {}
+
+      @Override
+      public void onDelete(Pod pod, boolean finalStateUnknown) {
+        forgetPod(pod);
+      }
+    });
+  }
+
+  /** Asks the cloud provider for a NodePool's instance types, with its {@code nodeClassRef}. */
+  public static Function<NodePool, List<InstanceType>> instanceTypesOf(CloudProvider cloudProvider) {
+    return pool -> {
+      var spec = pool.getSpec() == null || pool.getSpec().getTemplate() == null ? null : pool.getSpec().getTemplate().getSpec();
+      var ref = spec == null ? null : spec.getNodeClassRef();
+      return cloudProvider.instanceTypes(
+          pool.getMetadata().getName(), ref == null ? new NodeClassRef("", "", "") : new NodeClassRef(ref.getGroup(), ref.getKind(), ref.getName()));
+    };
+  }
+
+  /** True once every informer has listed its kind: before that, decisions could miss capacity. */
+  public boolean synced() {
+    return informers.hasSynced();
+  }
+
+  // ---------------------------------------------------------------- provisioning snapshot
+
+  /**
+   * The input of one provisioning pass. Pending pods are those kube-scheduler marked Unschedulable
+   * (plus the reschedulable pods of nodes being deleted); nodes and NodeClaims being deleted or marked
+   * for deletion are left out; in-flight NodeClaims appear as uninitialized nodes. Objects that
+   * cannot be converted are left out and listed in {@link StateSnapshot#invalid()}.
+   */
+  public StateSnapshot provisioningSnapshot() {
+    // Capacity first, then pods: capacity that appears in between is counted, never the reverse.
+    List<Node> nodes = informers.nodes().getStore().list();
+    List<NodeClaim> claims = nodeClaims();
+    List<Pod> pods = informers.pods().getStore().list();
+    List<NodePool> pools = informers.nodePools().getStore().list();
+
+    Map<String, NodeClaim> claimByProviderId = new HashMap<>();
+    for (NodeClaim claim : claims) {
+      String providerId = providerId(claim);
+      if (providerId != null) {
+        claimByProviderId.put(providerId, claim);
+      }
+    }
+    Set<String> deletingNodes = new HashSet<>();
+    Set<String> deletingProviderIds = new HashSet<>();
+    Map<String, String> nodeClaimNames = new HashMap<>();
+    for (Node node : nodes) {
+      String providerId = providerId(node);
+      NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
+      if (claim != null) {
+        nodeClaimNames.put(node.getMetadata().getName(), claim.getMetadata().getName());
+      }
+      if (deleting(node) || (providerId != null && markedForDeletion.contains(providerId)) || (claim != null && deleting(claim))) {
+        deletingNodes.add(node.getMetadata().getName());
+        if (providerId != null) {
+          deletingProviderIds.add(providerId);
+        }
+      }
+    }
+
+    List<Input> inputs = new ArrayList<>();
+    Map<String, Pod> podObjects = new HashMap<>();
+    for (NodePool pool : pools) {
+      if (!notReady(pool)) {
+        inputs.add(new Input(pool, "NodePool " + pool.getMetadata().getName()));
+      }
+    }
+    for (Node node : nodes) {
+      if (!deletingNodes.contains(node.getMetadata().getName())) {
+        inputs.add(new Input(node, "Node " + node.getMetadata().getName()));
+      }
+    }
+    Set<String> inFlight = new HashSet<>();
+    Set<String> nodeNames = new HashSet<>();
+    Set<String> nodeProviderIds = new HashSet<>();
+    for (Node node : nodes) {
+      nodeNames.add(node.getMetadata().getName());
+      if (providerId(node) != null) {
+        nodeProviderIds.add(providerId(node));
+      }
+    }
+    for (NodeClaim claim : claims) {
+      String providerId = providerId(claim);
+      if (deleting(claim) || (providerId != null && (markedForDeletion.contains(providerId) || deletingProviderIds.contains(providerId)))) {
+        continue;
+      }
+      inputs.add(new Input(claim, "NodeClaim " + claim.getMetadata().getName()));
+      String nodeName = claim.getStatus() == null ? null : claim.getStatus().getNodeName();
+      boolean joined = (providerId != null && nodeProviderIds.contains(providerId)) || (nodeName != null && nodeNames.contains(nodeName));
+      if (!joined) {
+        inFlight.add(claim.getMetadata().getName());
+        nodeClaimNames.put(claim.getMetadata().getName(), claim.getMetadata().getName());
+      }
+    }
+    DisruptionBudgets budgets = null;
+    Instant now = clock.instant();
+    for (Pod pod : pods) {
+      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      String origin = "Pod " + key(pod);
+      if (nodeName == null || nodeName.isEmpty()) {
+        if (unschedulable(pod)) {
+          inputs.add(new Input(pod, origin));
+          podObjects.put(key(pod), pod);
+        }
+      } else if (deletingNodes.contains(nodeName)) {
+        if (budgets == null) {
+          budgets = DisruptionBudgets.of(informers.podDisruptionBudgets().getStore().list());
+        }
+        if (reschedulable(pod) && !doNotDisrupt(pod, now) && !budgets.blocksEviction(pod)) {
+          inputs.add(new Input(asPending(pod), origin));
+          podObjects.put(key(pod), pod);
+        }
+      } else {
+        inputs.add(new Input(pod, origin));
+      }
+    }
+    informers.daemonSets().getStore().list().forEach(o -> inputs.add(new Input(o, "DaemonSet " + key(o))));
+    informers.persistentVolumes().getStore().list().forEach(o -> inputs.add(new Input(o, "PersistentVolume " + key(o))));
+    informers.persistentVolumeClaims().getStore().list().forEach(o -> inputs.add(new Input(o, "PersistentVolumeClaim " + key(o))));
+    informers.storageClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "StorageClass " + key(o))));
+    informers.namespaces().getStore().list().forEach(o -> inputs.add(new Input(o, "Namespace " + key(o))));
+    informers.services().getStore().list().forEach(o -> inputs.add(new Input(o, "Service " + key(o))));
+
+    Function<NodePool, List<InstanceType>> memoized = memoizedInstanceTypes();
+    Map<String, Resources> usage = usage(nodes, claims, pools, memoized);
+
+    List<StateSnapshot.InvalidObject> invalid = new ArrayList<>();
+    ClusterSnapshot snapshot = build(inputs, usage, memoized, invalid);
+    Map<String, NodePool> poolsByName = new LinkedHashMap<>();
+    pools.forEach(p -> poolsByName.put(p.getMetadata().getName(), p));
+    invalid.forEach(i -> {
+      if (i.object() instanceof Pod pod) {
+        podObjects.put(key(pod), pod);
+      }
+    });
+    return new StateSnapshot(snapshot, podObjects, poolsByName, nodeClaimNames, inFlight, invalid);
+  }
+
+  private record Input(HasMetadata object, String origin) {}
+
+  /** Builds the snapshot, leaving out (and reporting) each object the builder cannot convert. */
+  private ClusterSnapshot build(
+      List<Input> inputs, Map<String, Resources> usage, Function<NodePool, List<InstanceType>> types, List<StateSnapshot.InvalidObject> invalid) {
+    List<Input> remaining = new ArrayList<>(inputs);
+    while (true) {
+      SnapshotBuilder builder = new SnapshotBuilder(types).defaultConstraints(defaultConstraints).nodePoolUsage(usage);
+      try {
+        for (Input input : remaining) {
+          if (input.object() instanceof NodeClaim claim) {
+            builder.addNodeClaim(claim, input.origin());
+          } else {
+            builder.add(input.object(), input.origin());
+          }
+        }
+        return builder.build();
+      } catch (SnapshotInputException e) {
+        Input culprit = remaining.stream().filter(i -> i.origin().equals(e.origin())).findFirst().orElse(null);
+        if (culprit == null || invalid.size() >= MAX_INVALID_OBJECTS) {
+          throw e;
+        }
+        LOG.warn("leaving an invalid object out of provisioning: {}", e.getMessage());
+        invalid.add(new StateSnapshot.InvalidObject(culprit.object(), culprit.origin(), e.getMessage()));
+        remaining.remove(culprit);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- NodePool usage
+
+  /**
+   * Per NodePool, what its nodes and NodeClaims count against its limits: capacity plus {@code
+   * nodes}, including nodes being deleted (they still exist) and in-flight NodeClaims (launched:
+   * their capacity; not yet: the largest capacity they may launch with), so that limits are not
+   * overshot while capacity is on its way.
+   */
+  public Map<String, Resources> nodePoolUsage() {
+    List<Node> nodes = informers.nodes().getStore().list();
+    List<NodeClaim> claims = nodeClaims();
+    List<NodePool> pools = informers.nodePools().getStore().list();
+    return usage(nodes, claims, pools, memoizedInstanceTypes());
+  }
+
+  /**
+   * The cloud provider's instance types, asked once per NodePool for one snapshot; a provider error
+   * leaves the pool without instance types for this pass (logged) instead of failing the pass.
+   */
+  private Function<NodePool, List<InstanceType>> memoizedInstanceTypes() {
+    Map<String, List<InstanceType>> typesByPool = new HashMap<>();
+    return pool -> typesByPool.computeIfAbsent(pool.getMetadata().getName(), name -> {
+      try {
+        return instanceTypes.apply(pool);
+      } catch (RuntimeException e) {
+        LOG.error("listing the instance types of NodePool {} failed: {}", name, e.toString());
+        return List.of();
+      }
+    });
+  }
+
+  /** {@link #nodePoolUsage()} of one pool ({@link Resources#EMPTY} when it has nothing). */
+  public Resources nodePoolUsage(String nodePool) {
+    return nodePoolUsage().getOrDefault(nodePool, Resources.EMPTY);
+  }
+
+  private Map<String, Resources> usage(
+      List<Node> nodes, List<NodeClaim> claims, List<NodePool> pools, Function<NodePool, List<InstanceType>> types) {
+    Resources oneNode = Resources.builder().milli(ResourceNames.index("nodes"), 1000).build();
+    Map<String, Resources> usage = new HashMap<>();
+    Set<String> providerIds = new HashSet<>();
+    Set<String> nodeNames = new HashSet<>();
+    for (Node node : nodes) {
+      nodeNames.add(node.getMetadata().getName());
+      String providerId = providerId(node);
+      if (providerId != null) {
+        providerIds.add(providerId);
+      }
+      String pool = labels(node).get(Labels.NODE_POOL);
+      if (pool != null) {
+        usage.merge(pool, capacity(node).plus(oneNode), Resources::plus);
+      }
+    }
+    Map<String, NodePool> poolsByName = new HashMap<>();
+    pools.forEach(p -> poolsByName.put(p.getMetadata().getName(), p));
+    for (NodeClaim claim : claims) {
+      String providerId = providerId(claim);
+      String nodeName = claim.getStatus() == null ? null : claim.getStatus().getNodeName();
+      String poolName = labels(claim).get(Labels.NODE_POOL);
+      if (poolName == null || (providerId != null && providerIds.contains(providerId)) || (nodeName != null && nodeNames.contains(nodeName))) {
+        continue;
+      }
+      NodePool pool = poolsByName.get(poolName);
+      try {
+        Resources capacity = NodeClaimConverter.capacity(claim, pool == null ? List.of() : types.apply(pool), "NodeClaim " + claim.getMetadata().getName());
+        usage.merge(poolName, capacity.plus(oneNode), Resources::plus);
+      } catch (SnapshotInputException e) {
+        LOG.warn("not counting an invalid NodeClaim towards its NodePool's usage: {}", e.getMessage());
+      }
+    }
+    return usage;
+  }
+
+  private static Resources capacity(Node node) {
+    var status = node.getStatus();
+    var list = status == null ? null : (status.getCapacity() != null && !status.getCapacity().isEmpty() ? status.getCapacity() : status.getAllocatable());
+    if (list == null) {
+      return Resources.EMPTY;
+    }
+    Resources.Builder builder = Resources.builder();
+    list.forEach((name, quantity) -> {
+      try {
+        builder.milli(name, Quantity.parseMilli(quantity.toString()));
+      } catch (IllegalArgumentException | ArithmeticException e) {
+        LOG.warn("ignoring node {} capacity {}: {}", node.getMetadata().getName(), name, e.getMessage());
+      }
+    });
+    return builder.build();
+  }
+
+  // ---------------------------------------------------------------- nominations and deletion marks
+
+  /** Records that the pod is expected to land on this node or NodeClaim (name), for the nomination window. */
+  public void nominate(String podKey, String nodeOrNodeClaimName) {
+    nominations.nominate(podKey, nodeOrNodeClaimName);
+  }
+
+  /** The node or NodeClaim the pod was nominated to, while the nomination lasts. */
+  public Optional<String> nominated(String podKey) {
+    return nominations.forPod(podKey);
+  }
+
+  /** True while some pod is nominated to this node or NodeClaim (disruption skips such nodes). */
+  public boolean isNominated(String nodeOrNodeClaimName) {
+    return nominations.isNominated(nodeOrNodeClaimName);
+  }
+
+  /** Marks nodes (by provider ID) as about to be deleted: no pods are planned onto them any more. */
+  public void markForDeletion(Collection<String> providerIds) {
+    markedForDeletion.addAll(providerIds);
+  }
+
+  /** Undoes {@link #markForDeletion} (the disruption was abandoned). */
+  public void unmarkForDeletion(Collection<String> providerIds) {
+    markedForDeletion.removeAll(providerIds);
+  }
+
+  public boolean isMarkedForDeletion(String providerId) {
+    return markedForDeletion.contains(providerId);
+  }
+
+  // ---------------------------------------------------------------- created NodeClaims
+
+  /**
+   * Records a NodeClaim this process just created, so that snapshots count it before the informer
+   * delivers it (dropped once the informer has it, or after {@link #CREATED_GRACE}).
+   */
+  public void nodeClaimCreated(NodeClaim claim) {
+    if (claim.getMetadata() != null && claim.getMetadata().getName() != null
+        && informers.nodeClaims().getStore().getByKey(claim.getMetadata().getName()) == null) {
+      created.put(claim.getMetadata().getName(), new Created(claim, clock.instant()));
+    }
+  }
+
+  /** The informer's NodeClaims plus the ones created here that it has not delivered yet. */
+  private List<NodeClaim> nodeClaims() {
+    List<NodeClaim> claims = new ArrayList<>(informers.nodeClaims().getStore().list());
+    if (!created.isEmpty()) {
+      Instant now = clock.instant();
+      Set<String> names = new HashSet<>();
+      claims.forEach(c -> names.add(c.getMetadata().getName()));
+      created.forEach((name, entry) -> {
+        if (names.contains(name) || !now.isBefore(entry.at().plus(CREATED_GRACE))) {
+          created.remove(name, entry);
+        } else {
+          claims.add(entry.claim());
+        }
+      });
+    }
+    return claims;
+  }
+
+  // ---------------------------------------------------------------- pod acknowledgements
+
+  /** Notes when a provisionable pod was first seen (the start of its scheduling-decision latency). */
+  public void ackPod(String uid) {
+    podAcks.putIfAbsent(uid, clock.instant());
+  }
+
+  /**
+   * Marks that a scheduling decision was made for the pod; the first time, returns how long after
+   * its acknowledgement (empty when it was never acknowledged or was decided before).
+   */
+  public Optional<Duration> podDecided(String uid) {
+    Instant acked = podAcks.get(uid);
+    if (acked == null || !podsDecided.add(uid)) {
+      return Optional.empty();
+    }
+    return Optional.of(Duration.between(acked, clock.instant()));
+  }
+
+  private void forgetPod(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    if (uid != null) {
+      podAcks.remove(uid);
+      podsDecided.remove(uid);
+    }
+    nominations.forgetPod(key(pod));
+  }
+
+  // ---------------------------------------------------------------- prebindings
+
+  /** Records that these pods should be bound to the NodeClaim's Node as soon as it registers. */
+  public void prebind(String nodeClaimName, List<PodRef> pods) {
+    if (!pods.isEmpty()) {
+      prebindings.put(nodeClaimName, List.copyOf(pods));
+    }
+  }
+
+  /** Every recorded prebinding, by NodeClaim name. */
+  public Map<String, List<PodRef>> prebindings() {
+    return Map.copyOf(prebindings);
+  }
+
+  /** Removes and returns the pods to bind to this NodeClaim's Node (empty when none). */
+  public List<PodRef> takePrebindings(String nodeClaimName) {
+    List<PodRef> pods = prebindings.remove(nodeClaimName);
+    return pods == null ? List.of() : pods;
+  }
+
+  // ---------------------------------------------------------------- predicates
+
+  /** Kube-scheduler gave up on the pod: {@code PodScheduled=False} with reason {@code Unschedulable}. */
+  public static boolean unschedulable(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    return pod.getStatus().getConditions().stream()
+        .anyMatch(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
+  }
+
+  /**
+   * Upstream's {@code IsReschedulable}: active (or a terminating StatefulSet pod, whose replacement
+   * cannot start before it is gone), not a DaemonSet pod, not a mirror pod.
+   */
+  static boolean reschedulable(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return false;
+    }
+    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
+    boolean statefulSet = owners.stream().anyMatch(o -> "StatefulSet".equals(o.getKind()));
+    boolean daemonSet = owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
+    boolean mirror = owners.stream().anyMatch(o -> "Node".equals(o.getKind())) || annotations(pod).containsKey(MIRROR_POD_ANNOTATION);
+    return (pod.getMetadata().getDeletionTimestamp() == null || statefulSet) && !daemonSet && !mirror;
+  }
+
+  /** {@code karpenter.sh/do-not-disrupt}: {@code "true"}, or a duration from pod start that has not elapsed. */
+  static boolean doNotDisrupt(Pod pod, Instant now) {
+    String value = annotations(pod).get(Annotations.DO_NOT_DISRUPT);
+    if (value == null) {
+      return false;
+    }
+    if ("true".equals(value)) {
+      return true;
+    }
+    try {
+      Duration grace = GoDuration.parse(value).duration();
+      String started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
+      return started != null && now.isBefore(OffsetDateTime.parse(started).toInstant().plus(grace));
+    } catch (IllegalArgumentException | DateTimeParseException e) {
+      return false;
+    }
+  }
+
+  /** A bound pod of a deleting node as a pod waiting for a new home. */
+  private static Pod asPending(Pod pod) {
+    return new PodBuilder(pod).editMetadata().withDeletionTimestamp(null).endMetadata().editSpec().withNodeName(null).endSpec().build();
+  }
+
+  /** Upstream requires NodePools to be Ready; one whose Ready condition is explicitly not True is skipped. */
+  private static boolean notReady(NodePool pool) {
+    var conditions = pool.getStatus() == null ? null : pool.getStatus().getConditions();
+    return conditions != null
+        && Conditions.get(conditions, ConditionTypes.READY).isPresent()
+        && !Conditions.isTrue(conditions, ConditionTypes.READY)
+        && !Conditions.isUnknown(conditions, ConditionTypes.READY);
+  }
+
+  private static boolean deleting(HasMetadata object) {
+    return object.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  private static String providerId(Node node) {
+    String id = node.getSpec() == null ? null : node.getSpec().getProviderID();
+    return id == null || id.isEmpty() ? null : id;
+  }
+
+  private static String providerId(NodeClaim claim) {
+    String id = claim.getStatus() == null ? null : claim.getStatus().getProviderID();
+    return id == null || id.isEmpty() ? null : id;
+  }
+
+  private static Map<String, String> labels(HasMetadata object) {
+    return object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
+  }
+
+  private static Map<String, String> annotations(HasMetadata object) {
+    return object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
+  }
+
+  private static String key(HasMetadata object) {
+    String namespace = object.getMetadata().getNamespace();
+    return namespace == null || namespace.isEmpty() ? object.getMetadata().getName() : namespace + "/" + object.getMetadata().getName();
+  }
+}

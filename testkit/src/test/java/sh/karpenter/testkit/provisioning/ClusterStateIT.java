@@ -1,0 +1,195 @@
+package sh.karpenter.testkit.provisioning;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.provisioning.Batcher;
+import sh.karpenter.controller.provisioning.Provisioner;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.state.PodRef;
+import sh.karpenter.controller.state.StateSnapshot;
+import sh.karpenter.core.catalog.FakeInstanceTypes;
+import sh.karpenter.core.clock.TestingClock;
+import sh.karpenter.core.cloudprovider.TestingCloudProvider;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+
+/** Cluster state read from the informers of a real control plane. */
+@ControlPlaneTest
+class ClusterStateIT {
+  private static final Duration WAIT = Duration.ofMinutes(2);
+  private static final List<InstanceType> TYPES = FakeInstanceTypes.instanceTypes(10);
+  private static final String POOL = """
+      apiVersion: karpenter.sh/v1
+      kind: NodePool
+      metadata: {name: general}
+      spec:
+        template:
+          spec:
+            nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+            requirements:
+              - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      """;
+
+  private final TestingClock clock = new TestingClock();
+  private final Options options = Options.defaults();
+  private Informers informers;
+  private ClusterState state;
+  private KubernetesClient client;
+
+  @BeforeEach
+  void start(KubernetesClient client) {
+    this.client = client;
+    informers = new Informers(client);
+    state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(new TestingCloudProvider(TYPES)), options);
+    informers.start();
+    await().atMost(WAIT).until(informers::hasSynced);
+  }
+
+  @AfterEach
+  void stop() {
+    informers.close();
+  }
+
+  private <T> T yaml(Class<T> type, String yaml) {
+    return client.getKubernetesSerialization().unmarshal(yaml, type);
+  }
+
+  private NodeClaim createClaim(String name) {
+    return client.resources(NodeClaim.class).resource(yaml(NodeClaim.class, """
+        apiVersion: karpenter.sh/v1
+        kind: NodeClaim
+        metadata:
+          name: %s
+          labels: {karpenter.sh/nodepool: general}
+        spec:
+          nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+          requirements:
+            - {key: karpenter.sh/nodepool, operator: In, values: [general]}
+            - {key: node.kubernetes.io/instance-type, operator: In, values: [fake-it-1, fake-it-3]}
+          resources: {requests: {cpu: "1"}}
+        """.formatted(name))).create();
+  }
+
+  private Node createNode(String name, String providerId) {
+    return client.nodes().resource(yaml(Node.class, """
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: %s
+          labels: {karpenter.sh/nodepool: general, karpenter.sh/initialized: "true", kubernetes.io/hostname: %s}
+        spec:
+          providerID: %s
+          taints: [{key: karpenter.sh/disrupted, effect: NoSchedule}]
+        """.formatted(name, name, providerId))).create();
+  }
+
+  private Pod createBoundPod(String name, String node, Map<String, String> annotations) {
+    return client.pods().resource(new PodBuilder()
+            .withNewMetadata().withName(name).addToLabels("app", name).withAnnotations(annotations).endMetadata()
+            .withNewSpec()
+              .withNodeName(node)
+              .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer()
+            .endSpec()
+            .build())
+        .create();
+  }
+
+  private List<String> pendingPodNames(StateSnapshot snapshot) {
+    return snapshot.cluster().pendingPods().stream().map(sh.karpenter.core.pod.Pod::name).sorted().toList();
+  }
+
+  @Test
+  void anInFlightNodeClaimIsAnUninitializedNodeAndCountsTowardsUsage() {
+    client.resources(NodePool.class).resource(yaml(NodePool.class, POOL)).create();
+    createClaim("general-abc");
+    await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().size() == 1);
+
+    StateSnapshot snapshot = state.provisioningSnapshot();
+
+    assertThat(snapshot.cluster().nodes()).singleElement().satisfies(node -> {
+      assertThat(node.name()).isEqualTo("general-abc");
+      assertThat(node.initialized()).isFalse();
+      assertThat(node.allocatable()).isEqualTo(TYPES.get(1).allocatable());
+      assertThat(node.labels()).containsEntry("kubernetes.io/hostname", "general-abc");
+    });
+    assertThat(snapshot.inFlight()).containsExactly("general-abc");
+    assertThat(snapshot.describe("general-abc")).isEqualTo("nodeclaim/general-abc");
+    // fake-it-3, the largest option, has 4 CPUs
+    assertThat(state.nodePoolUsage("general").milli("cpu")).isEqualTo(4_000);
+    assertThat(state.nodePoolUsage("general").milli("nodes")).isEqualTo(1_000);
+    assertThat(snapshot.cluster().templates().get(0).usage().milli("cpu")).isEqualTo(4_000);
+  }
+
+  @Test
+  void podsOfANodeMarkedForDeletionAreRescheduledUnlessTheyMustStay() {
+    createNode("leaving", "fake://leaving");
+    createBoundPod("movable", "leaving", Map.of());
+    createBoundPod("pinned", "leaving", Map.of("karpenter.sh/do-not-disrupt", "true"));
+    createBoundPod("guarded", "leaving", Map.of());
+    client.policy().v1().podDisruptionBudget().resource(new PodDisruptionBudgetBuilder()
+            .withNewMetadata().withName("guarded").endMetadata()
+            .withNewSpec().withMaxUnavailable(new IntOrString(0)).withNewSelector().addToMatchLabels("app", "guarded").endSelector().endSpec()
+            .build())
+        .create();
+    await().atMost(WAIT).until(() -> informers.pods().getStore().list().stream()
+            .filter(p -> "leaving".equals(p.getSpec().getNodeName())).count() == 3
+        && informers.podDisruptionBudgets().getStore().list().size() == 1);
+
+    StateSnapshot before = state.provisioningSnapshot();
+    assertThat(before.cluster().nodes()).extracting(ExistingNode::name).containsExactly("leaving");
+    assertThat(before.cluster().pendingPods()).isEmpty();
+
+    state.markForDeletion(List.of("fake://leaving"));
+    StateSnapshot marked = state.provisioningSnapshot();
+
+    assertThat(marked.cluster().nodes()).isEmpty();
+    assertThat(pendingPodNames(marked)).containsExactly("movable");
+    assertThat(marked.pod(client.getNamespace() + "/movable")).isPresent();
+
+    state.unmarkForDeletion(List.of("fake://leaving"));
+    assertThat(state.provisioningSnapshot().cluster().pendingPods()).isEmpty();
+  }
+
+  @Test
+  void withPrebindingTheProvisionerRecordsWhichPodsToBindToEachNodeClaim() {
+    Options prebind = options.withPrebind(true);
+    Provisioner provisioner = new Provisioner(client, state, new Batcher(clock, prebind), new TestingEventRecorder(clock), Metrics.noop(), clock, prebind);
+    client.resources(NodePool.class).resource(yaml(NodePool.class, POOL)).create();
+    Pod pod = client.pods().resource(new PodBuilder()
+            .withNewMetadata().withName("web").endMetadata()
+            .withNewSpec().addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer().endSpec()
+            .build())
+        .create();
+    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
+        && informers.pods().getStore().list().stream().anyMatch(ClusterState::unschedulable));
+
+    Provisioner.Pass pass = provisioner.provision();
+
+    assertThat(pass.created()).hasSize(1);
+    String claim = pass.created().get(0).getMetadata().getName();
+    assertThat(state.prebindings()).containsOnlyKeys(claim);
+    assertThat(state.takePrebindings(claim))
+        .containsExactly(new PodRef(client.getNamespace(), "web", pod.getMetadata().getUid()));
+    assertThat(state.prebindings()).isEmpty();
+  }
+}
