@@ -1,0 +1,270 @@
+package sh.karpenter.controller.operator;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.cloudprovider.MeteredCloudProvider;
+import sh.karpenter.controller.health.HealthServer;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.node.NodeTermination;
+import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.nodepool.NodePoolCounter;
+import sh.karpenter.controller.nodepool.NodePoolReadiness;
+import sh.karpenter.controller.nodepool.NodePoolValidation;
+import sh.karpenter.controller.provisioning.Batcher;
+import sh.karpenter.controller.provisioning.NodeTrigger;
+import sh.karpenter.controller.provisioning.PodTrigger;
+import sh.karpenter.controller.provisioning.Provisioner;
+import sh.karpenter.controller.runtime.Controller;
+import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.KubernetesEventRecorder;
+import sh.karpenter.controller.runtime.LeaderElection;
+import sh.karpenter.controller.runtime.ReconcileObserver;
+import sh.karpenter.controller.runtime.Reconciler;
+import sh.karpenter.controller.runtime.SingletonLoop;
+import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.core.cloudprovider.CloudProvider;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Wires Karpenter together (upstream pkg/controllers/controllers.go): the shared informers and
+ * cluster state, the provisioner and its triggers, the NodeClaim lifecycle, the NodePool status
+ * controllers and the Node finalizer, behind leader election, with {@code /metrics}, {@code
+ * /healthz} and {@code /readyz}.
+ *
+ * <p>Every replica runs the informers, so caches are warm when leadership arrives; the loops and
+ * reconcilers run only on the leader. A replica that loses leadership stops its loops and {@link
+ * #awaitTermination()} returns, so the process can exit and restart clean, as upstream does.
+ */
+public final class Operator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
+
+  private final KubernetesClient client;
+  private final Options options;
+  private final Metrics metrics;
+  private final Informers informers;
+  private final ClusterState state;
+  private final EventRecorder events;
+  private final Provisioner provisioner;
+  private final List<Controller<String>> controllers = new ArrayList<>();
+  private final List<SingletonLoop> loops = new ArrayList<>();
+  private final LeaderElection leaderElection;
+  private final HealthServer healthServer;
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private volatile boolean leadershipLost;
+  private volatile boolean closed;
+
+  /** An operator with its own metrics registry (the default Prometheus registry). */
+  public Operator(KubernetesClient client, CloudProvider cloudProvider, Options options, Clock clock) {
+    this(client, cloudProvider, options, clock, new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry),
+        new KubernetesEventRecorder(client, clock));
+  }
+
+  public Operator(
+      KubernetesClient client, CloudProvider cloudProvider, Options options, Clock clock, Metrics metrics, EventRecorder events) {
+    this.client = client;
+    this.options = options;
+    this.metrics = metrics;
+    this.events = events;
+    this.informers = new Informers(client);
+    int cpus = Math.max(1, (options.cpuRequests() + 999) / 1000);
+    var observer = metrics.controllerRuntime();
+    MeteredCloudProvider metered = new MeteredCloudProvider(cloudProvider, metrics, clock);
+
+    this.state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(metered.forController(Provisioner.NAME)), options);
+    Batcher batcher = new Batcher(clock, options);
+    PodTrigger podTrigger = new PodTrigger(batcher, state);
+    NodeTrigger nodeTrigger = new NodeTrigger(batcher);
+    podTrigger.register(informers);
+    nodeTrigger.register(informers);
+    this.provisioner = new Provisioner(client, state, batcher, events, metrics, clock, options);
+    loops.add(new SingletonLoop(Provisioner.NAME, provisioner::reconcile, clock, observer));
+    loops.add(new SingletonLoop("provisioner.trigger.pod", podTrigger::resync, clock, observer));
+    loops.add(new SingletonLoop("provisioner.trigger.node", nodeTrigger::resync, clock, observer));
+
+    Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
+        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics),
+        Controller.linearScaleReconciles(cpus, 100, 5000), clock, observer);
+    Controller<String> termination = controller(NodeTermination.NAME,
+        new NodeTermination(client, informers, metered.forController(NodeTermination.NAME), metrics),
+        Controller.linearScaleReconciles(cpus, 100, 1000), clock, observer);
+    Controller<String> counter = controller(NodePoolCounter.NAME, new NodePoolCounter(client, informers, clock, metrics), 10, clock, observer);
+    Controller<String> validation =
+        controller(NodePoolValidation.NAME, new NodePoolValidation(client, informers, clock, events, metrics), 10, clock, observer);
+    Controller<String> readiness = controller(NodePoolReadiness.NAME, new NodePoolReadiness(client, informers, clock, metrics), 10, clock, observer);
+
+    informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> {
+      lifecycle.enqueue(claim.getMetadata().getName());
+      enqueueNodePool(counter, claim);
+    }));
+    informers.nodes().addEventHandler(handler((Node node) -> {
+      String providerId = node.getSpec() == null ? null : node.getSpec().getProviderID();
+      if (providerId != null && !providerId.isEmpty()) {
+        informers.nodeClaims().getIndexer().byIndex(Informers.NODECLAIM_BY_PROVIDER_ID, providerId)
+            .forEach(claim -> lifecycle.enqueue(claim.getMetadata().getName()));
+      }
+      if (node.getMetadata().getDeletionTimestamp() != null) {
+        termination.enqueue(node.getMetadata().getName());
+      }
+      enqueueNodePool(counter, node);
+    }));
+    informers.nodePools().addEventHandler(handler((NodePool pool) -> {
+      String name = pool.getMetadata().getName();
+      counter.enqueue(name);
+      validation.enqueue(name);
+      readiness.enqueue(name);
+    }));
+
+    this.leaderElection = options.leaderElection()
+        ? new LeaderElection(client, LeaderElection.Config.defaults(options.leaderElectionNamespace()).withName(options.leaderElectionName()))
+        : LeaderElection.disabled();
+    leaderElection.onStartedLeading(this::startLoops).onStoppedLeading(this::leadershipLost);
+    this.healthServer = options.metricsPort() == HealthServer.DISABLED && options.healthProbePort() == HealthServer.DISABLED
+        ? null
+        : new HealthServer(options.metricsPort(), options.healthProbePort(), metrics, this::ready);
+  }
+
+  private Controller<String> controller(String name, Reconciler<String> reconciler, int workers, Clock clock, ReconcileObserver observer) {
+    Controller<String> controller = new Controller<>(name, reconciler, workers, clock, observer);
+    controllers.add(controller);
+    return controller;
+  }
+
+  private void enqueueNodePool(Controller<String> counter, HasMetadata object) {
+    var labels = object.getMetadata().getLabels();
+    String pool = labels == null ? null : labels.get(Labels.NODE_POOL);
+    if (pool != null) {
+      counter.enqueue(pool);
+    }
+  }
+
+  private static <T> ResourceEventHandler<T> handler(Consumer<T> onChange) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T obj) {
+        onChange.accept(obj);
+      }
+
+      @Override
+      public void onUpdate(T oldObj, T newObj) {
+        onChange.accept(newObj);
+      }
+
+      @Override
+      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+        onChange.accept(obj);
+      }
+    };
+  }
+
+  /** Starts informers, the health server and leader election; loops start once this replica leads. */
+  public void start() {
+    informers.start();
+    if (healthServer != null) {
+      healthServer.start();
+    }
+    leaderElection.start();
+    LOG.info("started: leader election {}, identity {}", options.leaderElection() ? "on" : "off", leaderElection.identity());
+  }
+
+  private synchronized void startLoops() {
+    if (closed) {
+      return;
+    }
+    LOG.info("became leader; starting {} controllers and {} loops", controllers.size(), loops.size());
+    controllers.forEach(Controller::start);
+    loops.forEach(SingletonLoop::start);
+  }
+
+  private void leadershipLost() {
+    LOG.error("lost leadership; stopping");
+    leadershipLost = true;
+    close();
+  }
+
+  /** Ready once the informer caches are synced. */
+  public boolean ready() {
+    return informers.hasSynced();
+  }
+
+  public boolean isLeader() {
+    return leaderElection.isLeader();
+  }
+
+  /** True when the operator stopped because another replica took over. */
+  public boolean leadershipWasLost() {
+    return leadershipLost;
+  }
+
+  public ClusterState state() {
+    return state;
+  }
+
+  public Informers informers() {
+    return informers;
+  }
+
+  public Provisioner provisioner() {
+    return provisioner;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  /** The bound metrics port (useful when the options asked for 0), or -1 when disabled. */
+  public int metricsPort() {
+    return healthServer == null ? -1 : healthServer.metricsPort();
+  }
+
+  public int healthProbePort() {
+    return healthServer == null ? -1 : healthServer.healthProbePort();
+  }
+
+  /** Blocks until {@link #close()} ran or leadership was lost. */
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    return terminated.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops loops and controllers (waiting for in-flight work), then leader election, informers and the servers. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    loops.forEach(SingletonLoop::close);
+    controllers.forEach(Controller::close);
+    leaderElection.close();
+    informers.close();
+    if (healthServer != null) {
+      healthServer.close();
+    }
+    if (events instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        LOG.warn("closing the event recorder: {}", e.toString());
+      }
+    }
+    terminated.countDown();
+    LOG.info("stopped");
+  }
+}

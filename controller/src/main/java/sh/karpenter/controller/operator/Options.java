@@ -1,0 +1,115 @@
+package sh.karpenter.controller.operator;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.topology.DefaultConstraints;
+
+/**
+ * The controller's settings (upstream pkg/operator/options, karpenter-behaviour.md §10). The CLI
+ * fills them from flags and environment variables; tests build them with {@link #defaults()} and
+ * the {@code with*} methods.
+ *
+ * @param batchIdleDuration a batch closes after this long without a new pending pod
+ * @param batchMaxDuration a batch closes at the latest this long after it opened
+ * @param scheduler preference and minValues policies
+ * @param defaultConstraints default topology spread from {@code --scheduler-config}
+ * @param metricsPort port of {@code /metrics}; 0 picks a free one, -1 disables the server
+ * @param healthProbePort port of {@code /healthz} and {@code /readyz}; 0 picks a free one, -1 disables it
+ * @param leaderElection whether to elect a leader through a Lease (off: this process always leads)
+ * @param leaderElectionName the Lease's name
+ * @param leaderElectionNamespace the Lease's namespace
+ * @param prebind create the Node object and bind pods as soon as a NodeClaim launches
+ * @param featureGates upstream's gates; only the ones this implementation knows are honoured
+ * @param cpuRequests millicores the process may use; sizes worker pools as upstream does
+ */
+public record Options(
+    Duration batchIdleDuration,
+    Duration batchMaxDuration,
+    SchedulerOptions scheduler,
+    DefaultConstraints defaultConstraints,
+    int metricsPort,
+    int healthProbePort,
+    boolean leaderElection,
+    String leaderElectionName,
+    String leaderElectionNamespace,
+    boolean prebind,
+    Map<String, Boolean> featureGates,
+    int cpuRequests) {
+
+  /** Upstream's default gates. */
+  public static final Map<String, Boolean> DEFAULT_FEATURE_GATES =
+      Map.of(
+          "NodeRepair", false,
+          "ReservedCapacity", true,
+          "SpotToSpotConsolidation", false,
+          "NodeOverlay", false,
+          "StaticCapacity", false,
+          "CapacityBuffer", false);
+
+  public Options {
+    Objects.requireNonNull(batchIdleDuration, "batchIdleDuration");
+    Objects.requireNonNull(batchMaxDuration, "batchMaxDuration");
+    if (batchIdleDuration.isNegative() || batchIdleDuration.isZero()) {
+      throw new IllegalArgumentException("--batch-idle-duration must be positive, got " + batchIdleDuration);
+    }
+    if (batchMaxDuration.compareTo(batchIdleDuration) < 0) {
+      throw new IllegalArgumentException(
+          "--batch-max-duration (" + batchMaxDuration + ") must be at least --batch-idle-duration (" + batchIdleDuration + ")");
+    }
+    featureGates = Map.copyOf(featureGates);
+  }
+
+  public static Options defaults() {
+    return new Options(
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(10),
+        SchedulerOptions.DEFAULT,
+        DefaultConstraints.NONE,
+        8080,
+        8081,
+        true,
+        "karpenter-leader-election",
+        "kube-system",
+        false,
+        DEFAULT_FEATURE_GATES,
+        1000);
+  }
+
+  /** How long a pod stays nominated to a node or NodeClaim: max(2 × batchMaxDuration, 10 s). */
+  public Duration nominationWindow() {
+    Duration twice = batchMaxDuration.multipliedBy(2);
+    return twice.compareTo(Duration.ofSeconds(10)) > 0 ? twice : Duration.ofSeconds(10);
+  }
+
+  public Options withBatchDurations(Duration idle, Duration max) {
+    return new Options(idle, max, scheduler, defaultConstraints, metricsPort, healthProbePort, leaderElection,
+        leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+  }
+
+  public Options withPorts(int metrics, int healthProbe) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metrics, healthProbe,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+  }
+
+  public Options withLeaderElection(boolean enabled, String name, String namespace) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        enabled, name, namespace, prebind, featureGates, cpuRequests);
+  }
+
+  public Options withPrebind(boolean enabled) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, featureGates, cpuRequests);
+  }
+
+  public Options withScheduler(SchedulerOptions options, DefaultConstraints constraints) {
+    return new Options(batchIdleDuration, batchMaxDuration, options, constraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+  }
+
+  public Options withFeatureGates(Map<String, Boolean> gates, int cpu) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, gates, cpu);
+  }
+}

@@ -1,0 +1,234 @@
+package sh.karpenter.testkit.e2e;
+
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.client.CollectorRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.operator.Operator;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.snapshot.SnapshotBuilder;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.Scheduler;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulingResult;
+import sh.karpenter.core.wellknown.Labels;
+import sh.karpenter.providers.kwok.KwokCloudProvider;
+import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+
+/**
+ * The controller end to end on the real control plane: kube-scheduler marks pods unschedulable, the
+ * operator (in-process, KWOK provider, bundled AWS catalogue) provisions NodeClaims, KWOK turns the
+ * nodes Ready, registration and initialization complete, and kube-scheduler binds the pods.
+ */
+@ControlPlaneTest
+class ControllerE2EIT {
+  private static final Duration TIMEOUT = Duration.ofMinutes(3);
+
+  private final List<AutoCloseable> running = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable closeable : running.reversed()) {
+      closeable.close();
+    }
+    running.clear();
+  }
+
+  private Operator operator(KubernetesClient client, KwokCloudProvider provider, Options options) {
+    Operator operator =
+        new Operator(client, provider, options, Clock.systemUTC(), new Metrics(new CollectorRegistry()), new TestingEventRecorder());
+    running.add(operator);
+    operator.start();
+    return operator;
+  }
+
+  private KwokCloudProvider provider(KubernetesClient client, InstanceTypeCatalog catalog) {
+    KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
+    running.add(provider);
+    return provider;
+  }
+
+  private static Options options() {
+    return Options.defaults()
+        .withBatchDurations(Duration.ofSeconds(2), Duration.ofSeconds(20))
+        .withPorts(0, 0)
+        .withLeaderElection(false, "unused", "default");
+  }
+
+  @Test
+  void fiftyPodsWithMixedConstraintsAllRunOnTheNodesThePlanPredicts(KubernetesClient client) {
+    InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
+    List<NodePool> pools = List.of(
+        TestObjects.nodePool(client, "default", "on-demand", null),
+        TestObjects.nodePool(client, "batch", "spot", "dedicated=batch:NoSchedule"));
+    NodePool invalid = TestObjects.invalidNodePool(client, "broken");
+    TestObjects.createNodeClass(client);
+    pools.forEach(pool -> client.resources(NodePool.class).resource(pool).create());
+    client.resources(NodePool.class).resource(invalid).create();
+
+    List<Pod> pods = mixedPods(client.getNamespace());
+    assertThat(pods).hasSize(50);
+    operator(client, provider(client, catalog), options());
+    pods.forEach(pod -> client.pods().resource(pod).create());
+
+    await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(client.pods().list().getItems()).hasSize(50).allMatch(ControllerE2EIT::running));
+
+    // The invalid NodePool is reported and the valid ones kept serving.
+    NodePool broken = client.resources(NodePool.class).withName("broken").get();
+    assertThat(Conditions.get(broken.getStatus().getConditions(), ConditionTypes.VALIDATION_SUCCEEDED))
+        .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("False"));
+
+    // The nodes are the ones `karpenter plan` computes for the same snapshot.
+    SnapshotBuilder snapshot = new SnapshotBuilder(pool -> catalog.instanceTypes());
+    pools.forEach(pool -> snapshot.add(pool, "NodePool " + pool.getMetadata().getName()));
+    pods.forEach(pod -> snapshot.add(pod, "Pod " + pod.getMetadata().getName()));
+    SchedulingResult plan = new Scheduler(snapshot.build().schedulingInput(SchedulerOptions.DEFAULT)).solve();
+    assertThat(plan.unschedulable()).isEmpty();
+
+    List<Node> nodes = client.nodes().list().getItems();
+    assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
+    assertThat(countByPool(nodes.stream().map(n -> n.getMetadata().getLabels().get(Labels.NODE_POOL)).toList()))
+        .isEqualTo(countByPool(plan.newNodeClaims().stream().map(PlannedNodeClaim::nodePoolName).toList()));
+    double planned = plan.newNodeClaims().stream().mapToDouble(PlannedNodeClaim::price).sum();
+    double launched = nodes.stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum();
+    assertThat(launched).isCloseTo(planned, org.assertj.core.data.Offset.offset(1e-6));
+  }
+
+  @Test
+  void insufficientCapacityOnTheCheapestOfferingFallsBackToTheNext(KubernetesClient client) {
+    InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
+    TestObjects.createNodeClass(client);
+    client.resources(NodePool.class).resource(TestObjects.nodePool(client, "default", "on-demand", null)).create();
+    KwokCloudProvider provider = provider(client, catalog);
+    operator(client, provider, options());
+    client.pods().resource(TestObjects.pod("first", "app", "1", "1Gi")).create();
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(running(client.pods().withName("first").get())).isTrue());
+    Node first = client.nodes().withName(client.pods().withName("first").get().getSpec().getNodeName()).get();
+    String cheapestType = first.getMetadata().getLabels().get(Labels.INSTANCE_TYPE);
+    String zone = first.getMetadata().getLabels().get(Labels.ZONE);
+
+    provider.failures().blockOffering(cheapestType, zone, "on-demand");
+    Pod second = new PodBuilder(TestObjects.pod("second", "other", "1", "1Gi")).editSpec()
+        .withNodeSelector(Map.of(Labels.ZONE, zone))
+        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "app")).build())
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+        .endSpec().build();
+    client.pods().resource(second).create();
+
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(running(client.pods().withName("second").get())).isTrue());
+    Node node = client.nodes().withName(client.pods().withName("second").get().getSpec().getNodeName()).get();
+    assertThat(node.getMetadata().getName()).isNotEqualTo(first.getMetadata().getName());
+    assertThat(node.getMetadata().getLabels()).containsEntry(Labels.ZONE, zone);
+    assertThat(node.getMetadata().getLabels().get(Labels.INSTANCE_TYPE)).isNotEqualTo(cheapestType);
+  }
+
+  @Test
+  void onlyTheLeaderProvisionsAndTheOtherTakesOverWithNothingLaunchedTwice(KubernetesClient client) {
+    InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
+    TestObjects.createNodeClass(client);
+    client.resources(NodePool.class).resource(TestObjects.nodePool(client, "default", "on-demand", null)).create();
+    Options options = options().withLeaderElection(true, "karpenter-leader-election", client.getNamespace());
+    Operator first = operator(client, provider(client, catalog), options);
+    Operator second = operator(client, provider(client, catalog), options);
+    await().atMost(TIMEOUT).until(() -> first.isLeader() ^ second.isLeader());
+    Operator leader = first.isLeader() ? first : second;
+    Operator follower = leader == first ? second : first;
+
+    separatedPods("a", 3).forEach(pod -> client.pods().resource(pod).create());
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(3).allMatch(ControllerE2EIT::running));
+    assertThat(follower.isLeader()).isFalse();
+
+    leader.close();
+    await().atMost(TIMEOUT).until(follower::isLeader);
+    separatedPods("b", 3).forEach(pod -> client.pods().resource(pod).create());
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(6).allMatch(ControllerE2EIT::running));
+
+    List<Node> nodes = client.nodes().list().getItems();
+    assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
+    Map<String, Long> podsPerNode = client.pods().list().getItems().stream()
+        .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
+    assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
+  }
+
+  /** Pods of one app that must each run on a different node. */
+  private static List<Pod> separatedPods(String app, int count) {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      pods.add(new PodBuilder(TestObjects.pod(app + "-" + i, app, "1", "1Gi")).editSpec()
+          .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build())
+          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+          .endSpec().build());
+    }
+    return pods;
+  }
+
+  static boolean running(Pod pod) {
+    return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  }
+
+  private static Map<String, Long> countByPool(List<String> pools) {
+    return pools.stream().collect(Collectors.groupingBy(p -> p, TreeMap::new, Collectors.counting()));
+  }
+
+  /** 15 zone-spread web pods, 4 database pods with hostname anti-affinity, 20 batch pods tolerating the batch taint on spot, 10 arm64 pods, 1 GPU pod. */
+  static List<Pod> mixedPods(String namespace) {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 15; i++) {
+      pods.add(new PodBuilder(TestObjects.pod("web-" + i, "web", "500m", "512Mi")).editSpec()
+          .withTopologySpreadConstraints(new TopologySpreadConstraintBuilder().withMaxSkew(1).withTopologyKey(Labels.ZONE)
+              .withWhenUnsatisfiable("DoNotSchedule").withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "web")).build())
+              .build())
+          .endSpec().build());
+    }
+    for (int i = 0; i < 4; i++) {
+      pods.add(new PodBuilder(TestObjects.pod("db-" + i, "db", "1", "2Gi")).editSpec()
+          .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "db")).build())
+          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+          .endSpec().build());
+    }
+    for (int i = 0; i < 20; i++) {
+      pods.add(new PodBuilder(TestObjects.pod("batch-" + i, "batch", "1", "1Gi")).editSpec()
+          .addNewToleration().withKey("dedicated").withOperator("Equal").withValue("batch").withEffect("NoSchedule").endToleration()
+          .withNodeSelector(Map.of(Labels.CAPACITY_TYPE, "spot"))
+          .endSpec().build());
+    }
+    for (int i = 0; i < 10; i++) {
+      pods.add(new PodBuilder(TestObjects.pod("arm-" + i, "arm", "250m", "256Mi")).editSpec()
+          .withNodeSelector(Map.of(Labels.ARCH, "arm64")).endSpec().build());
+    }
+    Pod gpu = TestObjects.pod("gpu-0", "gpu", "1", "4Gi");
+    gpu.getSpec().getContainers().get(0).getResources().getRequests().put("nvidia.com/gpu", new Quantity("1"));
+    gpu.getSpec().getContainers().get(0).getResources().setLimits(Map.of("nvidia.com/gpu", new Quantity("1")));
+    pods.add(gpu);
+    pods.forEach(pod -> pod.getMetadata().setNamespace(namespace));
+    return pods;
+  }
+}
