@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Just-in-time node autoscaler for Kubernetes (a Java implementation of Karpenter).",
-    subcommands = {VersionCommand.class, PlanCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {VersionCommand.class, PlanCommand.class, ControllerCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -1,0 +1,222 @@
+package sh.karpenter.cli;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.joran.spi.JoranException;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sh.karpenter.api.v1.GoDuration;
+import sh.karpenter.controller.operator.Operator;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.snapshot.SchedulerConfig;
+import sh.karpenter.controller.snapshot.SnapshotInputException;
+import sh.karpenter.core.catalog.AwsCatalogOptions;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
+import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
+import sh.karpenter.providers.kwok.KwokCloudProvider;
+
+/**
+ * {@code karpenter controller}: runs Karpenter against a cluster. Flags and environment variables
+ * follow upstream's (karpenter-behaviour.md §10); each flag's default comes from its environment
+ * variable when set.
+ */
+@Command(
+    name = "controller",
+    description = "Run the Karpenter controller against a cluster (provisioning and NodeClaim lifecycle).",
+    sortOptions = false)
+public final class ControllerCommand implements Callable<Integer> {
+  static final int BAD_INPUT = 2;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--kubeconfig", paramLabel = "FILE", defaultValue = "${env:KUBECONFIG}",
+      description = "kubeconfig of the cluster (default: $KUBECONFIG, else in-cluster or ~/.kube/config).")
+  Path kubeconfig;
+
+  @Option(names = "--cloud-provider", paramLabel = "NAME", defaultValue = "${env:CLOUD_PROVIDER:-kwok}",
+      description = "Cloud provider: kwok (nodes are KWOK-managed Node objects). Default: ${DEFAULT-VALUE}.")
+  String cloudProvider;
+
+  @Option(names = "--instance-types-file-path", paramLabel = "FILE", defaultValue = "${env:INSTANCE_TYPES_FILE_PATH}",
+      description = "Instance catalogue for the kwok provider, in the format of aws-instance-types.json or upstream KWOK's instance_types.json (default: the bundled AWS catalogue).")
+  Path instanceTypesFile;
+
+  @Option(names = "--zones", split = ",", paramLabel = "ZONE", defaultValue = "${env:ZONES:-us-east-1a,us-east-1b,us-east-1c}",
+      description = "Zones offered for every instance type of the bundled catalogue. Default: ${DEFAULT-VALUE}.")
+  List<String> zones;
+
+  @Option(names = "--batch-max-duration", paramLabel = "DURATION", defaultValue = "${env:BATCH_MAX_DURATION:-10s}",
+      description = "Longest a provisioning batch stays open. Default: ${DEFAULT-VALUE}.")
+  String batchMaxDuration;
+
+  @Option(names = "--batch-idle-duration", paramLabel = "DURATION", defaultValue = "${env:BATCH_IDLE_DURATION:-1s}",
+      description = "A batch closes after this long without a new pending pod. Default: ${DEFAULT-VALUE}.")
+  String batchIdleDuration;
+
+  @Option(names = "--preference-policy", paramLabel = "POLICY", defaultValue = "${env:PREFERENCE_POLICY:-Respect}",
+      description = "Respect or Ignore preferred affinity and ScheduleAnyway spread. Default: ${DEFAULT-VALUE}.")
+  PreferencePolicy preferencePolicy;
+
+  @Option(names = "--min-values-policy", paramLabel = "POLICY", defaultValue = "${env:MIN_VALUES_POLICY:-Strict}",
+      description = "Strict or BestEffort handling of requirement minValues. Default: ${DEFAULT-VALUE}.")
+  MinValuesPolicy minValuesPolicy;
+
+  @Option(names = "--scheduler-config", paramLabel = "FILE", defaultValue = "${env:SCHEDULER_CONFIG}",
+      description = "kube-scheduler configuration whose podTopologySpread defaultConstraints apply to pods without constraints.")
+  Path schedulerConfig;
+
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "${env:LOG_LEVEL:-info}",
+      description = "debug, info or error. Default: ${DEFAULT-VALUE}.")
+  String logLevel;
+
+  @Option(names = "--metrics-port", defaultValue = "${env:METRICS_PORT:-8080}",
+      description = "Port of /metrics (0: any free port, -1: off). Default: ${DEFAULT-VALUE}.")
+  int metricsPort;
+
+  @Option(names = "--health-probe-port", defaultValue = "${env:HEALTH_PROBE_PORT:-8081}",
+      description = "Port of /healthz and /readyz (0: any free port, -1: off). Default: ${DEFAULT-VALUE}.")
+  int healthProbePort;
+
+  @Option(names = "--disable-leader-election", defaultValue = "${env:DISABLE_LEADER_ELECTION:-false}",
+      description = "Run the loops without electing a leader (only for a single replica).")
+  boolean disableLeaderElection;
+
+  @Option(names = "--leader-election-name", defaultValue = "${env:LEADER_ELECTION_NAME:-karpenter-leader-election}",
+      description = "Name of the leader-election Lease. Default: ${DEFAULT-VALUE}.")
+  String leaderElectionName;
+
+  @Option(names = "--leader-election-namespace", defaultValue = "${env:LEADER_ELECTION_NAMESPACE:-kube-system}",
+      description = "Namespace of the leader-election Lease. Default: ${DEFAULT-VALUE}.")
+  String leaderElectionNamespace;
+
+  @Option(names = "--kube-client-qps", defaultValue = "${env:KUBE_CLIENT_QPS:-200}", description = "API client QPS. Default: ${DEFAULT-VALUE}.")
+  int kubeClientQps;
+
+  @Option(names = "--kube-client-burst", defaultValue = "${env:KUBE_CLIENT_BURST:-300}", description = "API client burst. Default: ${DEFAULT-VALUE}.")
+  int kubeClientBurst;
+
+  @Option(names = "--cpu-requests", defaultValue = "${env:CPU_REQUESTS:-1000}", description = "Millicores available to the process; sizes worker pools. Default: ${DEFAULT-VALUE}.")
+  int cpuRequests;
+
+  @Option(names = "--feature-gates", paramLabel = "GATES", defaultValue = "${env:FEATURE_GATES:-}",
+      description = "Comma-separated Name=true|false pairs over upstream's defaults.")
+  String featureGates;
+
+  @Option(names = "--prebind", defaultValue = "${env:PREBIND:-false}",
+      description = "Optimistic pre-binding: bind nominated pods to the Node as soon as it registers. Default: ${DEFAULT-VALUE}.")
+  boolean prebind;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
+    Options options;
+    try {
+      options = options();
+    } catch (IllegalArgumentException | SnapshotInputException | IOException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return BAD_INPUT;
+    }
+    InstanceTypeCatalog catalog;
+    try {
+      catalog = catalog();
+    } catch (IOException | IllegalArgumentException e) {
+      err.println("error: --instance-types-file-path " + instanceTypesFile + ": not an instance catalogue: " + e.getMessage());
+      err.flush();
+      return BAD_INPUT;
+    }
+    configureLogging(logLevel);
+    Config config = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
+    config.setRequestRetryBackoffLimit(3);
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+      if (!cloudProvider.equals("kwok")) {
+        err.println("error: --cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok)");
+        err.flush();
+        return BAD_INPUT;
+      }
+      try (KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
+          Operator operator = new Operator(client, provider, options, Clock.systemUTC())) {
+        Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
+        operator.start();
+        operator.awaitTermination();
+        return operator.leadershipWasLost() ? 1 : 0;
+      }
+    }
+  }
+
+  Options options() throws IOException {
+    Map<String, Boolean> gates = new HashMap<>(Options.DEFAULT_FEATURE_GATES);
+    for (String pair : featureGates.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      String[] kv = pair.trim().split("=", 2);
+      if (kv.length != 2 || !(kv[1].equalsIgnoreCase("true") || kv[1].equalsIgnoreCase("false"))) {
+        throw new IllegalArgumentException("--feature-gates: expected Name=true|false, got \"" + pair.trim() + "\"");
+      }
+      gates.put(kv[0], Boolean.parseBoolean(kv[1].toLowerCase(Locale.ROOT)));
+    }
+    SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
+    return Options.defaults()
+        .withBatchDurations(duration("--batch-idle-duration", batchIdleDuration), duration("--batch-max-duration", batchMaxDuration))
+        .withScheduler(new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
+        .withPorts(metricsPort, healthProbePort)
+        .withLeaderElection(!disableLeaderElection, leaderElectionName, leaderElectionNamespace)
+        .withPrebind(prebind)
+        .withFeatureGates(gates, cpuRequests);
+  }
+
+  private static Duration duration(String flag, String text) {
+    try {
+      return GoDuration.parse(text).duration();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(flag + ": not a duration: \"" + text + "\" (examples: 1s, 500ms, 1m30s)");
+    }
+  }
+
+  private InstanceTypeCatalog catalog() throws IOException {
+    AwsCatalogOptions options = AwsCatalogOptions.DEFAULT.withZones(zones);
+    return instanceTypesFile == null ? InstanceTypeCatalog.aws(options) : InstanceTypeCatalog.fromFile(instanceTypesFile, options);
+  }
+
+  /** Switches logback to JSON lines at the requested level, and routes java.util.logging through it. */
+  static void configureLogging(String level) {
+    String normalized = switch (level.toLowerCase(Locale.ROOT)) {
+      case "debug", "info", "error", "warn" -> level.toUpperCase(Locale.ROOT);
+      default -> throw new IllegalArgumentException("--log-level: expected debug, info or error, got \"" + level + "\"");
+    };
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    context.reset();
+    context.putProperty("KARPENTER_LOG_LEVEL", normalized);
+    JoranConfigurator configurator = new JoranConfigurator();
+    configurator.setContext(context);
+    try {
+      configurator.doConfigure(ControllerCommand.class.getResource("/logback-controller.xml"));
+    } catch (JoranException e) {
+      throw new IllegalStateException("logging configuration failed", e);
+    }
+    SLF4JBridgeHandler.removeHandlersForRootLogger();
+    SLF4JBridgeHandler.install();
+  }
+}
