@@ -34,6 +34,7 @@ import sh.karpenter.controller.runtime.KubernetesEventRecorder;
 import sh.karpenter.controller.runtime.LeaderElection;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.Reconciler;
+import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.SingletonLoop;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.cloudprovider.CloudProvider;
@@ -51,6 +52,8 @@ import sh.karpenter.core.wellknown.Labels;
  */
 public final class Operator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
+  /** How often {@code karpenter_cluster_state_synced} and {@code _node_count} are refreshed. */
+  private static final Duration STATE_METRICS_PERIOD = Duration.ofSeconds(5);
 
   private final KubernetesClient client;
   private final Options options;
@@ -94,6 +97,10 @@ public final class Operator implements AutoCloseable {
     loops.add(new SingletonLoop(Provisioner.NAME, provisioner::reconcile, clock, observer));
     loops.add(new SingletonLoop("provisioner.trigger.pod", podTrigger::resync, clock, observer));
     loops.add(new SingletonLoop("provisioner.trigger.node", nodeTrigger::resync, clock, observer));
+    loops.add(new SingletonLoop("state.metrics", () -> {
+      metrics.clusterState(state.synced(), informers.nodes().getStore().list().size());
+      return Result.requeueAfter(STATE_METRICS_PERIOD);
+    }, clock, observer));
 
     Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
         new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics),
