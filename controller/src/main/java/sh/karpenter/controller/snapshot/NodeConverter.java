@@ -6,10 +6,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import java.util.List;
 import java.util.Map;
+import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.wellknown.Labels;
+import sh.karpenter.core.wellknown.TaintKeys;
 
 /** Converts a fabric8 {@link Node} and the pods bound to it into core's {@link ExistingNode}. */
 final class NodeConverter {
@@ -24,14 +27,33 @@ final class NodeConverter {
   }
 
   static ExistingNode convert(Node node, List<Pod> boundPods, String origin) {
+    return convert(node, boundPods, origin, null);
+  }
+
+  /**
+   * @param nodeClaim the Node's NodeClaim, or null. A Karpenter node that is not initialized yet is
+   *     seen with the taints it will have once it is (upstream's {@code StateNode.Taints}): its
+   *     NodeClaim's {@code spec.taints}, else its own taints without the ephemeral ones
+   *     (unregistered, not-ready, uninitialized, {@code readiness.k8s.io/*}). Otherwise its capacity
+   *     would be invisible while it registers, and the next batch would launch it a second time.
+   */
+  static ExistingNode convert(Node node, List<Pod> boundPods, String origin, NodeClaim nodeClaim) {
     Map<String, String> labels = nullToEmpty(node.getMetadata().getLabels());
+    boolean initialized = initialized(node, labels);
+    List<Taint> taints = Fields.taints(node.getSpec() == null ? null : node.getSpec().getTaints(), origin, "spec.taints");
+    if (!initialized && labels.containsKey(Labels.NODE_POOL)) {
+      taints = nodeClaim != null && nodeClaim.getSpec() != null
+          ? Fields.taints(nodeClaim.getSpec().getTaints(), origin, "NodeClaim spec.taints")
+          : taints;
+      taints = taints.stream().filter(t -> !TaintKeys.isKnownEphemeral(t.key())).toList();
+    }
     return new ExistingNode(
         node.getMetadata().getName(),
         labels,
-        Fields.taints(node.getSpec() == null ? null : node.getSpec().getTaints(), origin, "spec.taints"),
+        taints,
         allocatable(node, origin),
         List.copyOf(boundPods),
-        initialized(node, labels),
+        initialized,
         labels.get(Labels.NODE_POOL));
   }
 

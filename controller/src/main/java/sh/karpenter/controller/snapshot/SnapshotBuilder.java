@@ -202,6 +202,13 @@ public final class SnapshotBuilder {
     Map<String, Resources> usageByPool = new HashMap<>();
     Set<String> nodeNames = new HashSet<>();
     Set<String> providerIds = new HashSet<>();
+    Map<String, NodeClaim> claimsByProviderId = new HashMap<>();
+    for (Sourced<NodeClaim> sourced : nodeClaims) {
+      var status = sourced.object().getStatus();
+      if (status != null && status.getProviderID() != null && !status.getProviderID().isEmpty()) {
+        claimsByProviderId.put(status.getProviderID(), sourced.object());
+      }
+    }
     for (Sourced<Node> sourced : nodes) {
       Node node = sourced.object();
       nodeNames.add(node.getMetadata().getName());
@@ -212,7 +219,8 @@ public final class SnapshotBuilder {
         continue;
       }
       ExistingNode converted =
-          NodeConverter.convert(node, boundByNode.getOrDefault(node.getMetadata().getName(), List.of()), sourced.origin());
+          NodeConverter.convert(node, boundByNode.getOrDefault(node.getMetadata().getName(), List.of()), sourced.origin(),
+              node.getSpec() == null ? null : claimsByProviderId.get(node.getSpec().getProviderID()));
       existing.add(converted);
       if (converted.nodePoolName() != null) {
         Resources usage = NodeConverter.capacity(node, sourced.origin()).plus(Resources.builder().milli(ResourceNames.index("nodes"), 1000).build());

@@ -177,4 +177,52 @@ class InFlightNodeClaimSnapshotTest {
     assertThat(builder.add(claim("general-abc", ""), "plan.yaml, document 1")).isFalse();
     assertThat(builder.build().nodes()).isEmpty();
   }
+
+  @Test
+  void aRegisteringNodeIsSeenWithItsNodeClaimsTaintsNotTheEphemeralOnes() {
+    Node registering = TestManifests.yaml(Node.class, """
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: registering
+          labels: {karpenter.sh/nodepool: general}
+        spec:
+          providerID: "fake://9"
+          taints:
+            - {key: karpenter.sh/unregistered, effect: NoExecute}
+            - {key: node.kubernetes.io/not-ready, effect: NoSchedule}
+            - {key: agent-not-ready, effect: NoSchedule}
+        status:
+          allocatable: {cpu: "4", memory: 8Gi, pods: "40"}
+        """);
+    builder.add(TestManifests.yaml(NodePool.class, POOL), "pool");
+    builder.add(registering, "node");
+    builder.addNodeClaim(claim("registering-claim", "status: {providerID: \"fake://9\"}"), "claim");
+
+    ExistingNode node = only(builder.build());
+
+    assertThat(node.initialized()).isFalse();
+    assertThat(node.taints()).containsExactly(new Taint("dedicated", "a", Taint.Effect.NoSchedule));
+  }
+
+  @Test
+  void aRegisteringNodeWithoutItsNodeClaimDropsOnlyTheEphemeralTaints() {
+    Node registering = TestManifests.yaml(Node.class, """
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: registering
+          labels: {karpenter.sh/nodepool: general}
+        spec:
+          taints:
+            - {key: karpenter.sh/unregistered, effect: NoExecute}
+            - {key: readiness.k8s.io/network, effect: NoSchedule}
+            - {key: dedicated, value: a, effect: NoSchedule}
+        status:
+          allocatable: {cpu: "4", memory: 8Gi, pods: "40"}
+        """);
+    builder.add(registering, "node");
+
+    assertThat(only(builder.build()).taints()).containsExactly(new Taint("dedicated", "a", Taint.Effect.NoSchedule));
+  }
 }
