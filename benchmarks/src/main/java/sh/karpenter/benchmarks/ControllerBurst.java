@@ -82,15 +82,23 @@ public final class ControllerBurst {
       creators.shutdown();
       int lastClaims = 0;
       long lastClaimChange = start;
+      long firstClaim = 0;
+      long allCreated = 0;
       long running;
       while (true) {
         int claims = operator.informers().nodeClaims().getStore().list().size();
         if (claims != lastClaims) {
           lastClaims = claims;
           lastClaimChange = System.nanoTime();
+          if (firstClaim == 0) {
+            firstClaim = lastClaimChange;
+          }
         }
         List<Pod> all = operator.informers().pods().getStore().list().stream()
             .filter(p -> namespace.equals(p.getMetadata().getNamespace())).toList();
+        if (allCreated == 0 && all.size() == pods) {
+          allCreated = System.nanoTime();
+        }
         long runningNow = all.stream().filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())).count();
         if (all.size() == pods && runningNow == pods) {
           running = System.nanoTime();
@@ -105,9 +113,26 @@ public final class ControllerBurst {
       long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
       System.out.printf("pods=%d nodeclaims=%d nodes=%d%n", pods, lastClaims,
           operator.informers().nodes().getStore().list().size());
+      System.out.printf("burst to all pods created:       %.2f s%n", (allCreated - start) / 1e9);
+      System.out.printf("burst to first NodeClaim:        %.2f s%n", (firstClaim - start) / 1e9);
       System.out.printf("burst to last NodeClaim created: %.2f s%n", (lastClaimChange - start) / 1e9);
       System.out.printf("burst to all pods Running:       %.2f s%n", (running - start) / 1e9);
       System.out.printf("heap in use after GC:            %d MiB%n", heap >> 20);
+      double[] requested = new double[2];
+      double[] allocatable = new double[2];
+      for (Pod pod : operator.informers().pods().getStore().list()) {
+        if (namespace.equals(pod.getMetadata().getNamespace())) {
+          var requests = pod.getSpec().getContainers().get(0).getResources().getRequests();
+          requested[0] += requests.get("cpu").getNumericalAmount().doubleValue();
+          requested[1] += requests.get("memory").getNumericalAmount().doubleValue();
+        }
+      }
+      for (var node : operator.informers().nodes().getStore().list()) {
+        allocatable[0] += node.getStatus().getAllocatable().get("cpu").getNumericalAmount().doubleValue();
+        allocatable[1] += node.getStatus().getAllocatable().get("memory").getNumericalAmount().doubleValue();
+      }
+      System.out.printf("reserved utilisation:            cpu %.2f, memory %.2f (upstream's thresholds: > 0.53, > 0.65)%n",
+          requested[0] / allocatable[0], requested[1] / allocatable[1]);
     } finally {
       client.namespaces().withName(namespace).delete();
       client.resources(NodePool.class).withName("burst").delete();
