@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
  */
 public final class TestingClock extends Clock {
   private volatile Instant now;
+  private volatile Duration autoAdvance = Duration.ZERO;
 
   public TestingClock() {
     this(Instant.parse("2026-01-01T00:00:00Z"));
@@ -33,9 +34,20 @@ public final class TestingClock extends Clock {
     return this;
   }
 
+  /**
+   * Makes every reading move the clock forward by {@code step} after it is taken, so code that loops
+   * until a deadline sees time pass without anyone stepping the clock.
+   */
+  public TestingClock autoAdvance(Duration step) {
+    autoAdvance = step;
+    return this;
+  }
+
   @Override
-  public Instant instant() {
-    return now;
+  public synchronized Instant instant() {
+    Instant reading = now;
+    now = now.plus(autoAdvance);
+    return reading;
   }
 
   @Override

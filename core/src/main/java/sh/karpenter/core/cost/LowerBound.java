@@ -28,14 +28,19 @@ import sh.karpenter.core.resources.Resources;
  * LpRelaxation} for how the value is certified against solver round-off.
  *
  * @param perHour the bound, USD per hour: the larger of the certified LP and simple bounds
- * @param lpPerHour the certified value of the LP relaxation (0 when the solver gave no answer)
+ * @param lpPerHour the certified value of the LP relaxation (0 when the LP was skipped or the solver
+ *     gave no answer)
  * @param simplePerHour the single-resource bound: for the best resource r, the sum over classes of
  *     their demand of r times the cheapest price per unit of r among their candidates
  * @param classes classes that contributed (after merging classes with the same requests and candidates)
  * @param unplaceableClasses classes with no candidate able to hold them; their pods are left out of
  *     the bound, since no plan places them
  * @param offerings candidate offerings left after pruning dominated ones
- * @param lpSolved whether the LP solver reported an optimal solution
+ * @param lpSolved whether the LP solver reported an optimal solution in at least one round
+ * @param method which bound {@link #perHour()} is
+ * @param lpClasses classes the LP was solved on: {@link #classes()} unless aggregated, 0 when skipped
+ * @param detail why the LP was aggregated, stopped early or skipped (which {@link BoundBudget} limit),
+ *     or empty when it ran to the end on the exact classes
  */
 public record LowerBound(
     double perHour,
@@ -44,7 +49,53 @@ public record LowerBound(
     int classes,
     int unplaceableClasses,
     int offerings,
-    boolean lpSolved) {
+    boolean lpSolved,
+    Method method,
+    int lpClasses,
+    String detail) {
+
+  /** Which bound a {@link LowerBound} reports. */
+  public enum Method {
+    /** The LP relaxation over the exact classes. */
+    LP("LP relaxation"),
+    /** The LP relaxation solved on aggregated request shapes (rounded down), certified on the exact classes. */
+    AGGREGATED_LP("LP relaxation over aggregated request shapes"),
+    /** The per-resource bound: the LP was skipped, failed, or came out lower. */
+    PER_RESOURCE("per-resource bound");
+
+    private final String label;
+
+    Method(String label) {
+      this.label = label;
+    }
+
+    /** For people: {@code LP relaxation}, {@code per-resource bound}, ... */
+    public String label() {
+      return label;
+    }
+  }
+
+  /**
+   * One line for reports such as {@code karpenter plan}: the method, the classes it saw, and why
+   * the LP was cut short if it was, e.g. {@code per-resource bound (LP skipped: 120 constraint
+   * groups exceed the budget of 40 LP classes)}.
+   */
+  public String describe() {
+    StringBuilder line = new StringBuilder(method.label());
+    line.append(" (").append(classes).append(classes == 1 ? " class" : " classes");
+    if (method == Method.AGGREGATED_LP) {
+      line.append(" solved as ").append(lpClasses);
+    }
+    if (!detail.isEmpty()) {
+      line.append("; ").append(detail);
+    }
+    return line.append(')').toString();
+  }
+
+  /** The bound under the {@link BoundBudget#DEFAULT default budget}. */
+  public static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings) {
+    return compute(classes, offerings, BoundBudget.DEFAULT);
+  }
 
   /**
    * The bound for pods already grouped into classes over a list of offerings.
@@ -52,9 +103,10 @@ public record LowerBound(
    * @param classes compatibility classes; their candidate indices refer to {@code offerings}
    * @param offerings everything a plan may use: new nodes per instance type, zone and capacity type
    *     (price after DaemonSet overhead taken off the allocatable) and existing nodes' free capacity
+   * @param budget how much work the LP may take before the bound settles for less
    */
-  public static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings) {
-    return new LpRelaxation(classes, offerings).solve();
+  public static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings, BoundBudget budget) {
+    return new LpRelaxation(classes, offerings, budget).solve();
   }
 
   /**
@@ -71,7 +123,17 @@ public record LowerBound(
       Function<Pod, ?> constraintKey,
       List<CandidateOffering> offerings,
       BiPredicate<Pod, Integer> mayUse) {
-    return compute(classesOf(pods, constraintKey, offerings, mayUse), offerings);
+    return forPods(pods, constraintKey, offerings, mayUse, BoundBudget.DEFAULT);
+  }
+
+  /** {@link #forPods(Collection, Function, List, BiPredicate)} under a budget. */
+  public static LowerBound forPods(
+      Collection<Pod> pods,
+      Function<Pod, ?> constraintKey,
+      List<CandidateOffering> offerings,
+      BiPredicate<Pod, Integer> mayUse,
+      BoundBudget budget) {
+    return compute(classesOf(pods, constraintKey, offerings, mayUse), offerings, budget);
   }
 
   /**

@@ -38,7 +38,16 @@ public final class SchedulingLowerBound {
   /** The inputs of {@code mayUse} that distinguish pods; pods with equal keys are interchangeable. */
   private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {}
 
+  /** The bound under the {@link BoundBudget#DEFAULT default budget}. */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods) {
+    return of(input, placedPods, BoundBudget.DEFAULT);
+  }
+
+  /**
+   * The bound for {@code placedPods} over everything {@code input} lets the scheduler use, spending
+   * at most {@code budget} on the LP ({@link LowerBound#method()} says which bound came out).
+   */
+  public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods, BoundBudget budget) {
     List<CandidateOffering> offerings = new ArrayList<>();
     List<Target> targets = new ArrayList<>();
     for (NodeClaimTemplate template : input.templates()) {
@@ -71,7 +80,8 @@ public final class SchedulingLowerBound {
         placedPods,
         pod -> new ConstraintKey(pod.nodeSelector(), pod.requiredNodeAffinityTerms(), pod.tolerations()),
         offerings,
-        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), targets.get(index)));
+        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), targets.get(index)),
+        budget);
   }
 
   private static boolean mayUse(Pod pod, List<Requirements> alternatives, Target target) {

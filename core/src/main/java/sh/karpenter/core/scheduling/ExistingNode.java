@@ -13,6 +13,10 @@ import sh.karpenter.core.taints.Taint;
  * @param pods the pods bound to it
  * @param initialized false for in-flight capacity; initialized nodes are tried first
  * @param nodePoolName the owning NodePool, or null for capacity Karpenter does not manage
+ * @param volumeLimits how many volumes each CSI driver can attach to the node (its CSINode's
+ *     {@code spec.drivers[].allocatable.count}); a driver without an entry is unlimited. The
+ *     scheduler never lets the distinct persistent volume claims of the node's pods, per driver,
+ *     exceed these (upstream checks CSI volume limits on existing nodes only).
  */
 public record ExistingNode(
     String name,
@@ -21,12 +25,31 @@ public record ExistingNode(
     Resources allocatable,
     List<Pod> pods,
     boolean initialized,
-    String nodePoolName) {
+    String nodePoolName,
+    Map<String, Integer> volumeLimits) {
   public ExistingNode {
     Objects.requireNonNull(name, "name");
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     taints = taints == null ? List.of() : List.copyOf(taints);
     allocatable = allocatable == null ? Resources.EMPTY : allocatable;
     pods = pods == null ? List.of() : List.copyOf(pods);
+    volumeLimits = volumeLimits == null ? Map.of() : Map.copyOf(volumeLimits);
+  }
+
+  /** A node without known CSI volume limits (no CSINode yet, or no driver reporting a count). */
+  public ExistingNode(
+      String name,
+      Map<String, String> labels,
+      List<Taint> taints,
+      Resources allocatable,
+      List<Pod> pods,
+      boolean initialized,
+      String nodePoolName) {
+    this(name, labels, taints, allocatable, pods, initialized, nodePoolName, Map.of());
+  }
+
+  /** This node with the CSI volume limits of its CSINode. */
+  public ExistingNode withVolumeLimits(Map<String, Integer> volumeLimits) {
+    return new ExistingNode(name, labels, taints, allocatable, pods, initialized, nodePoolName, volumeLimits);
   }
 }

@@ -1,15 +1,20 @@
 package sh.karpenter.core.scheduling;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Requirements;
 
 /**
  * An existing node during a pass: what is still available on it (allocatable minus bound pods,
- * minus the DaemonSet pods still to come, minus pods placed in this pass), its host ports and its
- * labels as requirements.
+ * minus the DaemonSet pods still to come, minus pods placed in this pass), its host ports, the
+ * persistent volume claims attached per CSI driver (when the node has volume limits) and its labels
+ * as requirements.
  */
 final class NodeSlot {
   final ExistingNode node;
@@ -18,6 +23,8 @@ final class NodeSlot {
   final long[] available;
   final List<HostPort> hostPorts = new ArrayList<>();
   final List<Pod> placed = new ArrayList<>();
+  /** Distinct claims per CSI driver of the bound and placed pods; tracked only when the node has volume limits. */
+  final Map<String, Set<String>> volumesInUse = new HashMap<>();
 
   NodeSlot(ExistingNode node, Requirements requirements, long[] available) {
     this.node = node;
@@ -32,6 +39,31 @@ final class NodeSlot {
       }
     }
     return true;
+  }
+
+  /** Whether the pod's claims ({@code csiVolumes}, per driver) fit the node's CSI volume limits alongside those in use. */
+  boolean volumesFit(Map<String, Set<String>> csiVolumes) {
+    for (Map.Entry<String, Set<String>> driver : csiVolumes.entrySet()) {
+      Integer limit = node.volumeLimits().get(driver.getKey());
+      if (limit == null) {
+        continue;
+      }
+      Set<String> inUse = volumesInUse.getOrDefault(driver.getKey(), Set.of());
+      int count = inUse.size();
+      for (String claim : driver.getValue()) {
+        if (!inUse.contains(claim)) {
+          count++;
+        }
+      }
+      if (count > limit) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void attach(Map<String, Set<String>> csiVolumes) {
+    csiVolumes.forEach((driver, claims) -> volumesInUse.computeIfAbsent(driver, d -> new HashSet<>()).addAll(claims));
   }
 
   void add(SchedulingPod pod) {

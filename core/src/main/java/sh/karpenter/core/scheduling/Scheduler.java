@@ -78,6 +78,11 @@ public final class Scheduler {
     private final Map<String, InFlightNodeClaim> claimsByHostname = new java.util.HashMap<>();
     private final Topology topology;
     private final boolean preferNoScheduleTaintsExist;
+    private final ReservationManager reservations;
+    /** Set when the last NodeClaim attempt failed on a reserved-offering error (§4.12). */
+    private boolean reservedOfferingError;
+    /** Per pod (by order): its last attempt ended in a reserved-offering error, so it is deferred. */
+    private final boolean[] deferred;
     private int nextHostname = 1;
 
     Pass(SchedulingInput input) {
@@ -99,6 +104,7 @@ public final class Scheduler {
       }
       this.errors = new String[pods.size()];
       this.placed = new boolean[pods.size()];
+      this.deferred = new boolean[pods.size()];
 
       List<SchedulingPod> daemons = new ArrayList<>();
       for (Pod daemon : input.daemonSetPods()) {
@@ -117,6 +123,7 @@ public final class Scheduler {
         preferNoSchedule |= index.hasPreferNoScheduleTaint;
       }
       this.preferNoScheduleTaintsExist = preferNoSchedule;
+      this.reservations = new ReservationManager(templates);
 
       List<ExistingNode> existing = new ArrayList<>(input.nodes());
       existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
@@ -176,6 +183,9 @@ public final class Scheduler {
       NodeSlot slot = new NodeSlot(node, labels, available);
       for (Pod bound : node.pods()) {
         slot.hostPorts.addAll(bound.hostPorts());
+        if (!node.volumeLimits().isEmpty()) {
+          slot.attach(volumes.csiVolumes(bound));
+        }
       }
       return slot;
     }
@@ -257,7 +267,8 @@ public final class Scheduler {
         }
         errors[pod.order] = error;
         queue.addLast(pod);
-        if (Preferences.relax(pod, preferNoScheduleTaintsExist) != null) {
+        // A reserved-offering error is not relaxed: the pod waits for the next pass instead (§4.12).
+        if (!deferred[pod.order] && Preferences.relax(pod, preferNoScheduleTaintsExist) != null) {
           generation++;
           topology.update(pod.pod, pod.topologyConstraints());
         } else {
@@ -283,7 +294,8 @@ public final class Scheduler {
       }
       Set<LabelSelector> selectors = topologySelectors();
       for (TemplateIndex template : templates) {
-        if (template.requirements.hasMinValues()) {
+        // Reserved capacity is held per NodeClaim as pods join it; re-planned claims would bypass that.
+        if (template.requirements.hasMinValues() || template.hasReservedOfferings()) {
           continue;
         }
         List<InFlightNodeClaim> movable = new ArrayList<>();
@@ -501,9 +513,15 @@ public final class Scheduler {
           return null;
         }
       }
+      deferred[pod.order] = false;
       for (TemplateIndex template : templates) {
         if (tryNewClaim(template, pod, alternatives, null)) {
           return null;
+        }
+        if (reservedOfferingError) {
+          // No fallback to lower-weight NodePools: the reservation may free up by the next pass.
+          deferred[pod.order] = true;
+          break;
         }
       }
       return explain(pod, alternatives);
@@ -546,6 +564,9 @@ public final class Scheduler {
           reasons.append("; ");
         }
         reasons.append("incompatible with nodepool \"").append(template).append("\": ").append(why);
+        if (reservedOfferingError) {
+          break;
+        }
       }
       return reasons.toString();
     }
@@ -553,6 +574,7 @@ public final class Scheduler {
     private boolean tryNode(NodeSlot node, SchedulingPod pod, List<Requirements> alternatives) {
       if (!node.hasRoomFor(pod.requests)
           || pod.untolerated(node.node.taints()) != null
+          || (!node.node.volumeLimits().isEmpty() && !node.volumesFit(csiVolumes(pod)))
           || conflicts(node.hostPorts, pod.hostPorts)) {
         return false;
       }
@@ -582,6 +604,9 @@ public final class Scheduler {
           candidate = candidate.copy().add(outcome.requirements());
         }
         node.add(pod);
+        if (!node.node.volumeLimits().isEmpty()) {
+          node.attach(csiVolumes(pod));
+        }
         topology.record(pod.pod, candidate, node.node.taints(), Set.of());
         return true;
       }
@@ -589,7 +614,16 @@ public final class Scheduler {
     }
 
     /** Where a pod can go on a NodeClaim: the narrowed requirements and the options left. */
-    private record Placement(Requirements requirements, long[] options, boolean relaxedMinValues) {}
+    /**
+     * Where a pod can go on a NodeClaim: the narrowed requirements and the options left, and the
+     * reservations the NodeClaim holds once the pod joins (null when its NodePool has no reserved
+     * capacity).
+     */
+    private record Placement(Requirements requirements, long[] options, boolean relaxedMinValues, Set<String> reservations) {
+      Placement(Requirements requirements, long[] options, boolean relaxedMinValues) {
+        this(requirements, options, relaxedMinValues, null);
+      }
+    }
 
     /**
      * Upstream's {@code NodeClaim.CanAdd}: taints, host ports, requirement compatibility (undefined
@@ -598,6 +632,7 @@ public final class Scheduler {
      * the reason.
      */
     private Placement tryClaim(InFlightNodeClaim claim, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+      reservedOfferingError = false;
       TemplateIndex template = claim.template;
       String untolerated = pod.untolerated(template.template.taints());
       if (untolerated != null) {
@@ -652,6 +687,9 @@ public final class Scheduler {
         }
         StringBuilder attempt = why == null ? null : new StringBuilder();
         Placement placement = filter(claim, pod, candidate, changedKeys, attempt);
+        if (placement != null && template.hasReservedOfferings()) {
+          placement = reserve(claim, placement, attempt);
+        }
         if (placement != null) {
           return placement;
         }
@@ -659,6 +697,63 @@ public final class Scheduler {
         truncate(changedKeys, keysBefore);
       }
       return fail(why, lastError == null ? "no instance type fits" : lastError);
+    }
+
+    /**
+     * Upstream's {@code reserveOfferings} (§4.12): the reservations the NodeClaim would hold with the
+     * pod, one unit of each reservation it could launch into that still has a unit left (or that it
+     * holds already). In Strict mode it fails with a reserved-offering error when reserved capacity is
+     * compatible but all held by other NodeClaims of the pass, when the pod would take away every
+     * reservation the NodeClaim holds, or when only full reservations would be left to launch into;
+     * in Fallback mode only the last fails, as a plain error.
+     */
+    private Placement reserve(InFlightNodeClaim claim, Placement placement, StringBuilder why) {
+      TemplateIndex template = claim.template;
+      Requirements requirements = placement.requirements();
+      Set<String> compatible = new java.util.TreeSet<>();
+      long[] withReserved = Bits.copy(placement.options());
+      Bits.andInto(withReserved, template.reservedTypes);
+      for (int t = Bits.next(withReserved, 0); t >= 0; t = Bits.next(withReserved, t + 1)) {
+        for (Offering offering : template.types[t].offerings()) {
+          if (reservations.reservable(offering) && offering.isCompatible(requirements)) {
+            compatible.add(offering.reservationId());
+          }
+        }
+      }
+      Set<String> reservable = new java.util.TreeSet<>();
+      for (String id : compatible) {
+        if (reservations.canReserve(claim.hostname, id)) {
+          reservable.add(id);
+        }
+      }
+      boolean strict = input.options().reservedOfferingMode() == SchedulerOptions.ReservedOfferingMode.Strict;
+      if (reservable.isEmpty()) {
+        if (strict && !compatible.isEmpty()) {
+          return reservedOfferingFailure(why, "one or more instance types with compatible reserved offerings are available, but could not be reserved");
+        }
+        if (strict && !reservations.heldBy(claim.hostname).isEmpty()) {
+          return reservedOfferingFailure(why, "satisfying updated nodeclaim constraints would remove all compatible reserved offering options");
+        }
+        long[] unreserved = template.offeringMask(requirements.copy().add(Requirement.notIn(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED)));
+        if (!Bits.intersects(unreserved, placement.options())) {
+          String reason = "every compatible offering is reserved capacity whose reservations are full";
+          return strict ? reservedOfferingFailure(why, reason) : fail(why, reason);
+        }
+      }
+      return new Placement(requirements, placement.options(), placement.relaxedMinValues(), Set.copyOf(reservable));
+    }
+
+    private Placement reservedOfferingFailure(StringBuilder why, String reason) {
+      reservedOfferingError = true;
+      return fail(why, reason);
+    }
+
+    /** The pod's claims per CSI driver, resolved once per pod. */
+    private Map<String, Set<String>> csiVolumes(SchedulingPod pod) {
+      if (pod.csiVolumes == null) {
+        pod.csiVolumes = volumes.csiVolumes(pod.pod);
+      }
+      return pod.csiVolumes;
     }
 
     private static void truncate(List<String> list, int size) {
@@ -803,8 +898,12 @@ public final class Scheduler {
 
     /** Tries a fresh NodeClaim from the template; on success it joins the pass's claims. */
     private boolean tryNewClaim(TemplateIndex template, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+      reservedOfferingError = false;
       long[] options = launchOptions(template, why);
       if (options == null) {
+        if (why != null && !Bits.isEmpty(template.launchable)) {
+          explainLimits(template, pod, alternatives, why);
+        }
         return false;
       }
       InFlightNodeClaim claim = newClaim(template, options);
@@ -853,6 +952,44 @@ public final class Scheduler {
         return null;
       }
       return options;
+    }
+
+    /**
+     * Rewrites a limits refusal in {@code why} so that it names what a person can act on: when the
+     * pod would not fit this NodePool even without limits (too big for every instance type, say),
+     * that reason comes first and the limits second, since raising them would not help; otherwise
+     * the limits, and which resources every instance type the pod fits needs more of than they leave.
+     */
+    private void explainLimits(TemplateIndex template, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+      String limitsReason = why.toString();
+      StringBuilder withoutLimits = new StringBuilder();
+      Placement placement = tryClaim(newClaim(template, Bits.copy(template.launchable)), pod, alternatives, withoutLimits);
+      reservedOfferingError = false; // the limits refused the pod, whatever the probe ran into
+      why.setLength(0);
+      if (placement == null) {
+        why.append(withoutLimits).append("; also ").append(limitsReason);
+        return;
+      }
+      why.append(limitsReason);
+      long[] remaining = remainingLimits[template.ordinal];
+      List<String> lacking = new ArrayList<>();
+      for (int d = 0; d < dimensions; d++) {
+        if (d == nodesDimension || remaining[d] == Long.MAX_VALUE) {
+          continue;
+        }
+        long least = Long.MAX_VALUE;
+        for (int t = Bits.next(placement.options(), 0); t >= 0; t = Bits.next(placement.options(), t + 1)) {
+          least = Math.min(least, template.capacity[d][t]);
+        }
+        if (least != Long.MAX_VALUE && least > remaining[d]) {
+          lacking.add(ResourceNames.name(d) + " " + Quantity.format(ResourceNames.name(d), least));
+        }
+      }
+      if (!lacking.isEmpty()) {
+        why.append(": every instance type the pod fits has at least ").append(String.join(", ", lacking)).append(" (raise the nodepool's limits)");
+      } else if (remaining[nodesDimension] == Long.MAX_VALUE || remaining[nodesDimension] >= 1000) {
+        why.append(": each instance type the pod fits exceeds them in some resource (raise the nodepool's limits)");
+      }
     }
 
     /** An empty claim on the next placeholder hostname (taken for good only once the claim is kept). */
@@ -924,6 +1061,9 @@ public final class Scheduler {
 
     private void commit(InFlightNodeClaim claim, SchedulingPod pod, Placement placement) {
       claim.add(pod, placement.requirements(), placement.options(), placement.relaxedMinValues());
+      if (placement.reservations() != null) {
+        reservations.hold(claim.hostname, placement.reservations());
+      }
       topology.record(pod.pod, claim.requirements, claim.template.template.taints(), allowUndefined);
       // Keep fewest-pods-first order: the claim moves right past claims it no longer precedes.
       int i = claim.position;
@@ -974,12 +1114,14 @@ public final class Scheduler {
         }
       }
       List<PodError> unschedulable = new ArrayList<>();
+      List<PodError> postponed = new ArrayList<>();
       for (SchedulingPod pod : pods) {
         if (!placed[pod.order]) {
-          unschedulable.add(new PodError(pod.pod, errors[pod.order] == null ? "not attempted" : errors[pod.order]));
+          PodError error = new PodError(pod.pod, errors[pod.order] == null ? "not attempted" : errors[pod.order]);
+          (deferred[pod.order] ? postponed : unschedulable).add(error);
         }
       }
-      return new SchedulingResult(planned, existing, unschedulable);
+      return new SchedulingResult(planned, existing, unschedulable, postponed);
     }
 
     /**
@@ -995,15 +1137,35 @@ public final class Scheduler {
       for (String key : Labels.SIMULATION_ONLY) {
         requirements.remove(key);
       }
+      if (template.hasReservedOfferings()) {
+        Set<String> held = reservations.heldBy(claim.hostname);
+        if (!held.isEmpty()) {
+          // Launch only into the reservations held, so that the pass never over-commits one (§4.12).
+          requirements.add(Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED));
+          requirements.put(Requirement.of(Labels.RESERVATION_ID, Operator.In, held));
+        } else {
+          // Holding no reservation, the NodeClaim must not count on one (other capacity types remain: see reserve).
+          requirements.add(Requirement.notIn(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED));
+        }
+      }
       TemplateIndex.Pricing pricing = template.pricing(requirements);
       List<Integer> order = new ArrayList<>(Math.min(MAX_INSTANCE_TYPES, Bits.cardinality(claim.options)));
       for (int t : pricing.cheapestFirst()) {
-        if (Bits.get(claim.options, t)) {
+        if (Bits.get(claim.options, t) && pricing.cheapest()[t] != null) {
           order.add(t);
           if (order.size() == MAX_INSTANCE_TYPES) {
             break;
           }
         }
+      }
+      if (order.isEmpty()) {
+        // Unreachable while reserve() guards every pod's placement; kept so a gap fails the pods, not the pass.
+        for (SchedulingPod pod : claim.pods) {
+          placed[pod.order] = false;
+          deferred[pod.order] = false;
+          errors[pod.order] = "no instance type has an available offering compatible with the nodeclaim's requirements " + requirements;
+        }
+        return null;
       }
       List<InstanceType> options = new ArrayList<>(order.size());
       for (int t : order) {
@@ -1017,6 +1179,7 @@ public final class Scheduler {
             String reason = minValues.reason() + " after truncating to the " + MAX_INSTANCE_TYPES + " cheapest instance types";
             for (SchedulingPod pod : claim.pods) {
               placed[pod.order] = false;
+              deferred[pod.order] = false;
               errors[pod.order] = reason;
             }
             return null;

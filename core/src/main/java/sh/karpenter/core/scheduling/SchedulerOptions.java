@@ -4,14 +4,39 @@ import java.util.Objects;
 
 /**
  * Knobs of a scheduling pass, mirroring upstream's {@code --preference-policy} and
- * {@code --min-values-policy} settings.
+ * {@code --min-values-policy} settings and its reserved-offering mode.
  *
  * @param preferencePolicy Respect treats preferences as requirements until relaxed; Ignore drops them
  * @param minValuesPolicy Strict fails a NodeClaim that cannot meet minValues; BestEffort lowers them
+ * @param reservedOfferingMode how a NodeClaim that could use reserved capacity but finds it all held
+ *     by other NodeClaims of the pass is treated (karpenter-behaviour.md §4.12)
  */
-public record SchedulerOptions(PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy) {
-  /** Upstream's defaults: Respect, Strict. */
-  public static final SchedulerOptions DEFAULT = new SchedulerOptions(PreferencePolicy.Respect, MinValuesPolicy.Strict);
+public record SchedulerOptions(
+    PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy, ReservedOfferingMode reservedOfferingMode) {
+  /** Upstream's provisioning defaults: Respect, Strict, Strict. */
+  public static final SchedulerOptions DEFAULT =
+      new SchedulerOptions(PreferencePolicy.Respect, MinValuesPolicy.Strict, ReservedOfferingMode.Strict);
+
+  /** Options with the reserved-offering mode provisioning uses (Strict). */
+  public SchedulerOptions(PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy) {
+    this(preferencePolicy, minValuesPolicy, ReservedOfferingMode.Strict);
+  }
+
+  /**
+   * What happens when a NodeClaim's compatible reserved offerings are all reserved by other
+   * NodeClaims of the pass (each NodeClaim pessimistically holds one unit of every reservation it
+   * could launch into).
+   */
+  public enum ReservedOfferingMode {
+    /**
+     * Provisioning: the pod is deferred to the next pass (a reserved-offering error: not relaxed, no
+     * fallback to lower-weight NodePools, not reported unschedulable) rather than launched on other
+     * capacity while reservations may still free up.
+     */
+    Strict,
+    /** Simulations such as consolidation: the NodeClaim goes on without a reservation if other offerings allow. */
+    Fallback
+  }
 
   /** How preferred affinity, preferred anti-affinity and ScheduleAnyway spread are treated. */
   public enum PreferencePolicy {
@@ -28,13 +53,18 @@ public record SchedulerOptions(PreferencePolicy preferencePolicy, MinValuesPolic
   public SchedulerOptions {
     Objects.requireNonNull(preferencePolicy, "preferencePolicy");
     Objects.requireNonNull(minValuesPolicy, "minValuesPolicy");
+    Objects.requireNonNull(reservedOfferingMode, "reservedOfferingMode");
   }
 
   public SchedulerOptions withPreferencePolicy(PreferencePolicy policy) {
-    return new SchedulerOptions(policy, minValuesPolicy);
+    return new SchedulerOptions(policy, minValuesPolicy, reservedOfferingMode);
   }
 
   public SchedulerOptions withMinValuesPolicy(MinValuesPolicy policy) {
-    return new SchedulerOptions(preferencePolicy, policy);
+    return new SchedulerOptions(preferencePolicy, policy, reservedOfferingMode);
+  }
+
+  public SchedulerOptions withReservedOfferingMode(ReservedOfferingMode mode) {
+    return new SchedulerOptions(preferencePolicy, minValuesPolicy, mode);
   }
 }

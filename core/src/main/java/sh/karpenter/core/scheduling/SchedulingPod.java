@@ -3,6 +3,8 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.pod.PodAffinityTerm;
@@ -41,6 +43,8 @@ final class SchedulingPod {
   Requirements requirements;
   /** Node selector and first required term (frozen): what topology domains are judged by. */
   Requirements strictRequirements;
+  /** The pod's persistent volume claims per CSI driver, once resolved (for CSI volume limits); null before. */
+  Map<String, Set<String>> csiVolumes;
   /** Bumped on each relaxation, invalidating anything cached from the previous form. */
   int revision;
 

@@ -5,14 +5,28 @@ import java.util.Map;
 import sh.karpenter.core.pod.Pod;
 
 /**
- * The outcome of a pass: NodeClaims to launch, pods placed on existing nodes (by node name), and the
- * pods that could not be placed. Every pending pod appears exactly once.
+ * The outcome of a pass: NodeClaims to launch, pods placed on existing nodes (by node name), the
+ * pods that could not be placed, and the pods deferred to the next pass. Every pending pod appears
+ * exactly once.
+ *
+ * @param deferred pods left unplaced by a reserved-offering error (karpenter-behaviour.md §4.12):
+ *     reserved capacity compatible with them exists but NodeClaims of this pass hold all of it. They
+ *     are not unschedulable (no FailedScheduling, no unschedulable metric); the next pass retries them.
  */
 public record SchedulingResult(
-    List<PlannedNodeClaim> newNodeClaims, Map<String, List<Pod>> existingNodePlacements, List<PodError> unschedulable) {
+    List<PlannedNodeClaim> newNodeClaims,
+    Map<String, List<Pod>> existingNodePlacements,
+    List<PodError> unschedulable,
+    List<PodError> deferred) {
   public SchedulingResult {
     newNodeClaims = List.copyOf(newNodeClaims);
     existingNodePlacements = Map.copyOf(existingNodePlacements);
     unschedulable = List.copyOf(unschedulable);
+    deferred = deferred == null ? List.of() : List.copyOf(deferred);
+  }
+
+  /** A result with nothing deferred. */
+  public SchedulingResult(List<PlannedNodeClaim> newNodeClaims, Map<String, List<Pod>> existingNodePlacements, List<PodError> unschedulable) {
+    this(newNodeClaims, existingNodePlacements, unschedulable, List.of());
   }
 }

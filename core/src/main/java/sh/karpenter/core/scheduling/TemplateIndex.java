@@ -36,6 +36,9 @@ final class TemplateIndex {
   final long[] launchable;
   final List<DaemonGroup> daemonGroups;
   final boolean hasPreferNoScheduleTaint;
+  /** Types with at least one reserved offering; empty when the template has no reserved capacity. */
+  final long[] reservedTypes;
+  private final boolean hasReservedOfferings;
 
   private final Set<String> offeringKeys = new TreeSet<>();
   private final long[][] sortedAllocatable;
@@ -84,6 +87,16 @@ final class TemplateIndex {
         offeringKeys.addAll(offering.requirements().keys());
       }
     }
+    this.reservedTypes = new long[words];
+    for (int t = 0; t < types.length; t++) {
+      for (Offering offering : types[t].offerings()) {
+        if (offering.isReserved()) {
+          Bits.set(reservedTypes, t);
+          break;
+        }
+      }
+    }
+    this.hasReservedOfferings = !Bits.isEmpty(reservedTypes);
     this.sortedAllocatable = new long[dimensions][];
     this.atLeast = new long[dimensions][][];
     for (int d = 0; d < dimensions; d++) {
@@ -110,6 +123,11 @@ final class TemplateIndex {
 
   int size() {
     return types.length;
+  }
+
+  /** Whether some instance type of the template has a reserved offering. */
+  boolean hasReservedOfferings() {
+    return hasReservedOfferings;
   }
 
   long[] empty() {

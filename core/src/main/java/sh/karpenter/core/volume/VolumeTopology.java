@@ -5,7 +5,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.wellknown.Labels;
@@ -136,6 +138,36 @@ public final class VolumeTopology {
       }
     }
     return counts;
+  }
+
+  /**
+   * The claims the pod would attach, per CSI driver ({@code namespace/name} keys), for CSI volume
+   * limits: upstream counts distinct claims, so two pods sharing a claim attach it once. A bound
+   * claim counts for its volume's driver, an unbound one for its class's provisioner; claims whose
+   * driver is unknown count for none. Sorted by driver.
+   */
+  public Map<String, Set<String>> csiVolumes(Pod pod) {
+    if (pod.persistentVolumeClaims().isEmpty()) {
+      return Map.of();
+    }
+    Map<String, Set<String>> volumesByDriver = new TreeMap<>();
+    for (String claimName : pod.persistentVolumeClaims()) {
+      PersistentVolumeClaim claim = claim(pod, claimName);
+      String driver = claim == null ? null : driverOf(claim);
+      if (driver != null) {
+        volumesByDriver.computeIfAbsent(driver, d -> new TreeSet<>()).add(claim.key());
+      }
+    }
+    return volumesByDriver;
+  }
+
+  private String driverOf(PersistentVolumeClaim claim) {
+    if (claim.bound()) {
+      PersistentVolume volume = volumes.get(claim.volumeName());
+      return volume == null ? null : volume.csiDriver();
+    }
+    StorageClass storageClass = claim.storageClassName() == null ? null : storageClasses.get(claim.storageClassName());
+    return storageClass == null ? null : storageClass.provisioner();
   }
 
   public PersistentVolumeClaim claim(String namespace, String name) {

@@ -44,6 +44,29 @@ record SmallInstance(List<Resources> pods, List<BitSet> podCandidates, List<Cand
     return new SmallInstance(pods, candidates, offerings);
   }
 
+  /**
+   * A random instance whose pods all accept every offering (only fit restricts them) and have
+   * distinct, fractional requests: {@code podCount} classes of one candidate set, the case the
+   * bound aggregates when the classes exceed its budget.
+   */
+  static SmallInstance randomShapes(Random random, int podCount) {
+    SmallInstance base = random(random);
+    List<Resources> pods = new ArrayList<>();
+    List<BitSet> candidates = new ArrayList<>();
+    BitSet all = new BitSet();
+    all.set(0, base.offerings().size());
+    for (int p = 0; p < podCount; p++) {
+      pods.add(
+          Resources.builder()
+              .milli(ResourceNames.CPU, 100 + random.nextInt(4000))
+              .milli(ResourceNames.MEMORY, (long) ((0.1 + random.nextDouble() * 5) * (1L << 30)) * 1000)
+              .milli(ResourceNames.PODS, 1000)
+              .build());
+      candidates.add(all);
+    }
+    return new SmallInstance(pods, candidates, base.offerings());
+  }
+
   /** cpu cores, memory GiB, pods. */
   static Resources vector(long cpu, long memoryGi, long pods) {
     return Resources.builder()

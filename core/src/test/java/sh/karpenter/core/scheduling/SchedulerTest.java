@@ -848,7 +848,139 @@ class SchedulerTest {
     env.expectNotScheduled(pod, "limits");
   }
 
+  @Test
+  @DisplayName("should name the instance types' size, not only the limits, when a pod is too big for every type and the limits are spent")
+  void tooBigAndLimitsSpent() {
+    env.nodePool(new SchedulingHarness.NodePool("default").limits(resources("cpu", "10")).usage(resources("cpu", "10")));
+    Pod pod = pod("200").build();
+    env.provision(pod);
+    String reason = env.expectNotScheduled(pod);
+    // Raising the limits would not help: the size comes first, the limits second.
+    assertThat(reason)
+        .startsWith("incompatible with nodepool \"default\": no instance type has room for requests {cpu: 200, pods: 1}")
+        .contains("(largest allocatable: cpu 15900m)")
+        .endsWith("; also all instance types exceed the nodepool's remaining limits {cpu: 0}");
+  }
+
+  @Test
+  @DisplayName("should name what every fitting instance type needs when the limits are what blocks a pod")
+  void limitsSpentNameTheShortfall() {
+    env.nodePool(new SchedulingHarness.NodePool("default").limits(resources("cpu", "10")).usage(resources("cpu", "9")));
+    Pod pod = pod("3").build();
+    env.provision(pod);
+    assertThat(env.expectNotScheduled(pod))
+        .isEqualTo(
+            "incompatible with nodepool \"default\": all instance types exceed the nodepool's remaining limits {cpu: 1}: "
+                + "every instance type the pod fits has at least cpu 4 (raise the nodepool's limits)");
+  }
+
+  @Test
+  @DisplayName("should put the node limit second when the pod fits no instance type either")
+  void tooBigAndNodeLimitReached() {
+    env.nodePool(new SchedulingHarness.NodePool("default").limits(resources("nodes", "1")).usage(resources("nodes", "1")));
+    Pod pod = pod("200").build();
+    env.provision(pod);
+    assertThat(env.expectNotScheduled(pod)).contains("no instance type has room for requests").endsWith("; also nodepool node limit reached");
+  }
+
   // --- volumes ---
+
+  private static final String CSI_DRIVER = "fake.csi.provider";
+
+  private static ExistingNode nodeWithVolumeLimit(String name, int limit, List<Pod> pods) {
+    return node(name, "test-zone-1", resources("cpu", "1024", "pods", "1024"), true, pods).withVolumeLimits(Map.of(CSI_DRIVER, limit));
+  }
+
+  /** Claims {@code prefix-0 .. prefix-(count-1)} of the CSI class {@code my-storage-class}, unbound. */
+  private static List<PersistentVolumeClaim> claims(String prefix, int count) {
+    List<PersistentVolumeClaim> claims = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      claims.add(new PersistentVolumeClaim("default", prefix + "-" + i, "my-storage-class", null));
+    }
+    return claims;
+  }
+
+  private static StorageClass csiStorageClass() {
+    return new StorageClass(
+        "my-storage-class", CSI_DRIVER, StorageClass.VolumeBindingMode.WaitForFirstConsumer, List.of(reqs(req(Labels.ZONE, Operator.In, "test-zone-1"))));
+  }
+
+  @Test
+  @DisplayName("should launch multiple nodes if required due to volume limits")
+  void volumeLimitsLaunchMoreNodes() {
+    env.defaultNodePool();
+    env.node(nodeWithVolumeLimit("node-a", 10, List.of()));
+    List<PersistentVolumeClaim> claims = new ArrayList<>(claims("my-claim-a", 6));
+    claims.addAll(claims("my-claim-b", 6));
+    env.volumes = new VolumeTopology(List.of(), claims, List.of(csiStorageClass()));
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      pods.add(pod("100m").persistentVolumeClaim("my-claim-a-" + i).persistentVolumeClaim("my-claim-b-" + i).build());
+    }
+    env.provision(pods.toArray(Pod[]::new));
+    // The node can attach 10 volumes: five pods of two claims each; the sixth needs a new node.
+    assertThat(pods.stream().filter(p -> "node-a".equals(env.existingNodeOf(p))).count()).isEqualTo(5);
+    assertThat(env.result.newNodeClaims()).hasSize(1);
+    assertThat(env.result.newNodeClaims().getFirst().pods()).hasSize(1);
+    assertThat(env.result.unschedulable()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("should count the volumes of the pods already bound to a node against its volume limit")
+  void volumeLimitsCountBoundPods() {
+    env.defaultNodePool();
+    env.volumes = new VolumeTopology(List.of(), claims("data", 3), List.of(csiStorageClass()));
+    Pod bound = pod("100m").persistentVolumeClaim("data-0").persistentVolumeClaim("data-1").build();
+    env.node(nodeWithVolumeLimit("node-a", 2, List.of(bound)));
+    Pod pod = pod("100m").persistentVolumeClaim("data-2").build();
+    env.provision(pod);
+    assertThat(env.existingNodeOf(pod)).isNull();
+    env.expectScheduled(pod);
+  }
+
+  @Test
+  @DisplayName("should count a claim shared by several pods once against a volume limit")
+  void volumeLimitsCountSharedClaimsOnce() {
+    env.defaultNodePool();
+    env.volumes = new VolumeTopology(List.of(), claims("shared", 1), List.of(csiStorageClass()));
+    Pod bound = pod("100m").persistentVolumeClaim("shared-0").build();
+    env.node(nodeWithVolumeLimit("node-a", 1, List.of(bound)));
+    Pod first = pod("100m").persistentVolumeClaim("shared-0").build();
+    Pod second = pod("100m").persistentVolumeClaim("shared-0").build();
+    env.provision(first, second);
+    assertThat(env.existingNodeOf(first)).isEqualTo("node-a");
+    assertThat(env.existingNodeOf(second)).isEqualTo("node-a");
+  }
+
+  @Test
+  @DisplayName("should not limit volumes of a driver the node reports no limit for")
+  void volumeLimitsOnlyForReportedDrivers() {
+    env.defaultNodePool();
+    env.volumes = new VolumeTopology(List.of(), claims("data", 3), List.of(csiStorageClass()));
+    env.node(node("node-a", "test-zone-1", resources("cpu", "1024", "pods", "1024"), true, List.of()).withVolumeLimits(Map.of("other.csi.driver", 1)));
+    Pod pod = pod("100m").persistentVolumeClaim("data-0").persistentVolumeClaim("data-1").persistentVolumeClaim("data-2").build();
+    env.provision(pod);
+    assertThat(env.existingNodeOf(pod)).isEqualTo("node-a");
+  }
+
+  @Test
+  @DisplayName("should count a bound claim for its persistent volume's CSI driver")
+  void volumeLimitsForBoundClaims() {
+    env.defaultNodePool();
+    env.volumes =
+        new VolumeTopology(
+            List.of(new PersistentVolume("pv-0", List.of(), false, CSI_DRIVER), new PersistentVolume("pv-1", List.of(), false, CSI_DRIVER)),
+            List.of(new PersistentVolumeClaim("default", "bound-0", null, "pv-0"), new PersistentVolumeClaim("default", "bound-1", null, "pv-1")),
+            List.of());
+    Pod bound = pod("100m").persistentVolumeClaim("bound-0").build();
+    env.node(nodeWithVolumeLimit("node-a", 1, List.of(bound)));
+    Pod pod = pod("100m").persistentVolumeClaim("bound-1").build();
+    Pod withoutVolumes = pod("100m").build();
+    env.provision(pod, withoutVolumes);
+    assertThat(env.existingNodeOf(pod)).isNull();
+    env.expectScheduled(pod);
+    assertThat(env.existingNodeOf(withoutVolumes)).isEqualTo("node-a");
+  }
 
   @Test
   @DisplayName("should schedule to the zone of a bound persistent volume")

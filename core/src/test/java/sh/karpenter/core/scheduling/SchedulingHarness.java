@@ -157,7 +157,8 @@ final class SchedulingHarness {
     result = new Scheduler(new SchedulingInput(templates, nodes, pods, daemonSets, volumes, options, namespaceLabels)).solve();
     assertThat(result.newNodeClaims().stream().mapToInt(c -> c.pods().size()).sum()
             + result.existingNodePlacements().values().stream().mapToInt(List::size).sum()
-            + result.unschedulable().size())
+            + result.unschedulable().size()
+            + result.deferred().size())
         .as("every pending pod appears exactly once")
         .isEqualTo(pods.size());
     return result;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Requirement;
@@ -84,5 +85,15 @@ class VolumeTopologyTest {
   void csiVolumesAreCountedPerDriver() {
     assertThat(VOLUMES.csiVolumeCounts(pod("bound-zone-1", "unbound-gp3", "bound-anywhere", "bound-local")))
         .isEqualTo(Map.of("ebs.csi.aws.com", 2, "efs.csi.aws.com", 1));
+  }
+
+  @Test
+  void csiVolumesNameTheClaimsPerDriver() {
+    assertThat(VOLUMES.csiVolumes(pod("bound-zone-1", "unbound-gp3", "bound-anywhere", "bound-local", "unbound-no-class", "nope")))
+        .isEqualTo(
+            Map.of(
+                "ebs.csi.aws.com", Set.of("default/bound-zone-1", "default/unbound-gp3"),
+                "efs.csi.aws.com", Set.of("default/bound-anywhere")));
+    assertThat(VOLUMES.csiVolumes(pod())).isEmpty();
   }
 }

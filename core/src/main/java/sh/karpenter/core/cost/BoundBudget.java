@@ -1,0 +1,62 @@
+package sh.karpenter.core.cost;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * How much work the {@link LowerBound} may spend on its LP relaxation before it settles for what it
+ * has. The LP grows with the number of distinct pod request shapes; with thousands of them an exact
+ * solve takes minutes, so past these limits the LP is solved on fewer, aggregated shapes, stopped
+ * early, or skipped, and the bound falls back to the per-resource bound, which is always valid. The
+ * bound reports which of these happened ({@link LowerBound#method()}, {@link LowerBound#detail()}).
+ *
+ * <p>The work limits are deterministic, so the same input always gives the same bound; the optional
+ * deadline is read from an injected {@link Clock} and makes the result depend on timing.
+ *
+ * @param maxLpClasses classes the LP is solved on; beyond it, request shapes are aggregated (see
+ *     {@link LpRelaxation}), and when even the coarsest aggregation has more, the LP is skipped
+ * @param maxLpPairs (class, offering) pairs the restricted LP may hold; column generation stops
+ *     before a round that would exceed it, keeping the best certified round
+ * @param clock reads the deadline; null when there is none
+ * @param timeLimit how long the LP may take, from the start of {@link LowerBound#compute}; null when
+ *     there is no deadline. It is checked before the LP and before every LP round after the first,
+ *     so a bound may overrun it by one round (whose size {@code maxLpPairs} limits); the solver
+ *     itself never reads a clock, so the same readings give the same bound.
+ */
+public record BoundBudget(int maxLpClasses, int maxLpPairs, Clock clock, Duration timeLimit) {
+  /** Work limits that keep a bound over the bundled AWS catalogue to about a second; no deadline. */
+  public static final BoundBudget DEFAULT = new BoundBudget(40, 8000, null, null);
+
+  public BoundBudget {
+    if (maxLpClasses < 1 || maxLpPairs < 1) {
+      throw new IllegalArgumentException("LP limits must be positive: " + maxLpClasses + " classes, " + maxLpPairs + " pairs");
+    }
+    if ((clock == null) != (timeLimit == null)) {
+      throw new IllegalArgumentException("a deadline needs both a clock and a time limit");
+    }
+    if (timeLimit != null && timeLimit.isNegative()) {
+      throw new IllegalArgumentException("time limit must not be negative: " + timeLimit);
+    }
+  }
+
+  /** This budget with a deadline of {@code timeLimit} after each computation starts, read from {@code clock}. */
+  public BoundBudget withDeadline(Clock clock, Duration timeLimit) {
+    return new BoundBudget(maxLpClasses, maxLpPairs, clock, timeLimit);
+  }
+
+  /** This budget with other work limits. */
+  public BoundBudget withLimits(int maxLpClasses, int maxLpPairs) {
+    return new BoundBudget(maxLpClasses, maxLpPairs, clock, timeLimit);
+  }
+
+  /** The deadline of a computation starting now, or null when there is none. */
+  Instant deadlineFromNow() {
+    return clock == null ? null : clock.instant().plus(timeLimit);
+  }
+
+  /** Whether {@code deadline} (from {@link #deadlineFromNow}) has passed. */
+  boolean expired(Instant deadline) {
+    return deadline != null && !clock.instant().isBefore(deadline);
+  }
+}
