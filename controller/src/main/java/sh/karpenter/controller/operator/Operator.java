@@ -26,6 +26,7 @@ import sh.karpenter.controller.nodepool.NodePoolValidation;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.NodeTrigger;
 import sh.karpenter.controller.provisioning.PodTrigger;
+import sh.karpenter.controller.provisioning.Prebinder;
 import sh.karpenter.controller.provisioning.Provisioner;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventRecorder;
@@ -128,6 +129,18 @@ public final class Operator implements AutoCloseable {
       }
       enqueueNodePool(counter, node);
     }));
+    if (options.prebind()) {
+      Controller<String> prebind = controller(Prebinder.NAME, new Prebinder(client, informers, state, events, clock),
+          Controller.linearScaleReconciles(cpus, 10, 100), clock, observer);
+      informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
+      informers.nodes().addEventHandler(handler((Node node) -> {
+        String providerId = node.getSpec() == null ? null : node.getSpec().getProviderID();
+        if (providerId != null && !providerId.isEmpty()) {
+          informers.nodeClaims().getIndexer().byIndex(Informers.NODECLAIM_BY_PROVIDER_ID, providerId)
+              .forEach(claim -> prebind.enqueue(claim.getMetadata().getName()));
+        }
+      }));
+    }
     informers.nodePools().addEventHandler(handler((NodePool pool) -> {
       String name = pool.getMetadata().getName();
       counter.enqueue(name);
