@@ -1,5 +1,7 @@
 package sh.karpenter.cli.plan;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.math.BigDecimal;
 import java.util.List;
@@ -12,12 +14,16 @@ import java.util.Map;
  *
  * <p>Prices are {@link BigDecimal}s holding the catalogue's decimal value of each offering, so that
  * {@code summary.costPerHour} is exactly the sum of the printed {@code pricePerHour} values.
+ *
+ * @param lowerBoundMethod how the lower bound was obtained (LP, aggregated LP or per-resource, and
+ *     why); printed in the table, not part of the JSON contract
  */
 public record PlanReport(
     List<NodeClaim> nodeClaims,
     List<ExistingNode> existingNodes,
     List<Unschedulable> unschedulable,
-    Summary summary) {
+    Summary summary,
+    @JsonIgnore String lowerBoundMethod) {
 
   /** A NodeClaim the plan would create, priced at its cheapest compatible offering. */
   public record NodeClaim(

@@ -58,6 +58,11 @@ final class PlanReports {
         unschedulable.add(new PlanReport.Unschedulable(error.pod().key(), error.reason()));
       }
     }
+    for (PodError error : result.deferred()) {
+      if (accounted.add(error.pod())) {
+        unschedulable.add(new PlanReport.Unschedulable(error.pod().key(), "deferred to the next pass: " + error.reason()));
+      }
+    }
     for (Pod pod : snapshot.pendingPods()) {
       if (accounted.add(pod)) {
         unschedulable.add(new PlanReport.Unschedulable(pod.key(), "not placed in this pass (deferred by the scheduler)"));
@@ -72,7 +77,7 @@ final class PlanReports {
             cost,
             BigDecimal.valueOf(lowerBound.perHour()).setScale(LOWER_BOUND_SCALE, RoundingMode.FLOOR).stripTrailingZeros(),
             solveMillis);
-    return new PlanReport(List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary);
+    return new PlanReport(List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary, lowerBound.describe());
   }
 
   private static PlanReport.NodeClaim nodeClaim(String name, PlannedNodeClaim claim) {

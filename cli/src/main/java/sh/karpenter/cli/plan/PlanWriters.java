@@ -79,6 +79,7 @@ public final class PlanWriters {
       out.println();
     }
     out.println(summaryLine(report.summary()));
+    out.println("Lower bound: " + report.lowerBoundMethod() + ".");
     for (String note : notes) {
       out.println("Note: " + note);
     }
