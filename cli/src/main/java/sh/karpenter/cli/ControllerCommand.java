@@ -42,6 +42,7 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
 @Command(
     name = "controller",
     description = "Run the Karpenter controller against a cluster (provisioning and NodeClaim lifecycle).",
+    mixinStandardHelpOptions = true,
     sortOptions = false)
 public final class ControllerCommand implements Callable<Integer> {
   static final int BAD_INPUT = 2;

@@ -29,6 +29,7 @@ import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
 @Command(
     name = "plan",
     description = "Show the NodeClaims Karpenter would create for a snapshot of manifests, with their cost.",
+    mixinStandardHelpOptions = true,
     sortOptions = false)
 public final class PlanCommand implements Callable<Integer> {
   /** Exit code for input that cannot be planned; the message names file, document and field. */

@@ -1,0 +1,72 @@
+package sh.karpenter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
+
+/** Flag parsing of {@code karpenter controller}; running it against a cluster is tested in testkit. */
+class ControllerCommandTest {
+
+  private record Run(int exit, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setErr(new PrintWriter(err));
+    cli.setOut(new PrintWriter(new StringWriter()));
+    return new Run(cli.execute(args), err.toString());
+  }
+
+  private static Options options(String... args) throws Exception {
+    ControllerCommand command = new ControllerCommand();
+    new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(args);
+    return command.options();
+  }
+
+  @Test
+  void defaultsAreUpstreams() throws Exception {
+    Options options = options();
+    assertThat(options.batchIdleDuration()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(options.batchMaxDuration()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(options.metricsPort()).isEqualTo(8080);
+    assertThat(options.healthProbePort()).isEqualTo(8081);
+    assertThat(options.leaderElection()).isTrue();
+    assertThat(options.leaderElectionName()).isEqualTo("karpenter-leader-election");
+    assertThat(options.featureGates()).containsEntry("ReservedCapacity", true).containsEntry("NodeRepair", false);
+    assertThat(options.prebind()).isFalse();
+  }
+
+  @Test
+  void flagsUseGoDurationsAndUpstreamsGateSyntax() throws Exception {
+    Options options = options("--batch-idle-duration=500ms", "--batch-max-duration=1m30s", "--feature-gates", "NodeRepair=true",
+        "--min-values-policy", "besteffort", "--disable-leader-election", "--prebind");
+    assertThat(options.batchIdleDuration()).isEqualTo(Duration.ofMillis(500));
+    assertThat(options.batchMaxDuration()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(options.featureGates()).containsEntry("NodeRepair", true);
+    assertThat(options.scheduler().minValuesPolicy()).isEqualTo(MinValuesPolicy.BestEffort);
+    assertThat(options.leaderElection()).isFalse();
+    assertThat(options.prebind()).isTrue();
+  }
+
+  @Test
+  void badFlagsExitWithTwoAndNameTheFlag() {
+    assertThat(run("controller", "--batch-idle-duration=abc"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--batch-idle-duration").contains("abc"));
+    assertThat(run("controller", "--feature-gates", "NodeRepair"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--feature-gates"));
+    assertThat(run("controller", "--batch-idle-duration=20s", "--batch-max-duration=10s"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--batch-max-duration"));
+    assertThat(run("controller", "--instance-types-file-path", "/does/not/exist.json"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("/does/not/exist.json"));
+  }
+}
