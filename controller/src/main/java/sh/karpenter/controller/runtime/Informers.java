@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -48,6 +49,7 @@ public final class Informers implements AutoCloseable {
   private final SharedIndexInformer<Namespace> namespaces;
   private final SharedIndexInformer<PodDisruptionBudget> podDisruptionBudgets;
   private final SharedIndexInformer<Service> services;
+  private final SharedIndexInformer<CSINode> csiNodes;
 
   public Informers(KubernetesClient client) {
     nodes = add(client.nodes().runnableInformer(0));
@@ -65,6 +67,7 @@ public final class Informers implements AutoCloseable {
     namespaces = add(client.namespaces().runnableInformer(0));
     podDisruptionBudgets = add(client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0));
     services = add(client.services().inAnyNamespace().runnableInformer(0));
+    csiNodes = add(client.storage().v1().csiNodes().runnableInformer(0));
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> add(SharedIndexInformer<T> informer) {
@@ -101,6 +104,8 @@ public final class Informers implements AutoCloseable {
   public SharedIndexInformer<Namespace> namespaces() { return namespaces; }
   public SharedIndexInformer<PodDisruptionBudget> podDisruptionBudgets() { return podDisruptionBudgets; }
   public SharedIndexInformer<Service> services() { return services; }
+  /** Per-node CSI drivers and how many volumes each can attach (volume limits). */
+  public SharedIndexInformer<CSINode> csiNodes() { return csiNodes; }
 
   @Override
   public void close() {

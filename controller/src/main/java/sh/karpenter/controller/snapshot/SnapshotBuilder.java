@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -80,6 +81,8 @@ public final class SnapshotBuilder {
   private final List<Sourced<PersistentVolumeClaim>> claims = new ArrayList<>();
   private final List<Sourced<StorageClass>> storageClasses = new ArrayList<>();
   private final DefaultSpreadSelectors spreadSelectors = new DefaultSpreadSelectors();
+  /** Attachable volumes per CSI driver, by node name (from CSINode objects). */
+  private final Map<String, Map<String, Integer>> volumeLimits = new HashMap<>();
   private DefaultConstraints defaultConstraints = DefaultConstraints.NONE;
   private Map<String, Resources> usageOverride;
 
@@ -141,6 +144,7 @@ public final class SnapshotBuilder {
       case PersistentVolumeClaim claim -> claims.add(new Sourced<>(claim, origin));
       case StorageClass storageClass -> storageClasses.add(new Sourced<>(storageClass, origin));
       case Service service -> spreadSelectors.addService(service);
+      case CSINode csiNode -> volumeLimits.put(csiNode.getMetadata().getName(), volumeLimits(csiNode));
       case ReplicationController controller -> spreadSelectors.addController(controller, origin);
       case PodDisruptionBudget ignored -> {
         // disruption budgets matter to consolidation, not to a provisioning pass
@@ -221,6 +225,10 @@ public final class SnapshotBuilder {
       ExistingNode converted =
           NodeConverter.convert(node, boundByNode.getOrDefault(node.getMetadata().getName(), List.of()), sourced.origin(),
               node.getSpec() == null ? null : claimsByProviderId.get(node.getSpec().getProviderID()));
+      Map<String, Integer> limits = volumeLimits.get(node.getMetadata().getName());
+      if (limits != null) {
+        converted = converted.withVolumeLimits(limits);
+      }
       existing.add(converted);
       if (converted.nodePoolName() != null) {
         Resources usage = NodeConverter.capacity(node, sourced.origin()).plus(Resources.builder().milli(ResourceNames.index("nodes"), 1000).build());
@@ -289,6 +297,19 @@ public final class SnapshotBuilder {
             .findFirst()
             .map(instanceTypes)
             .orElse(List.of()));
+  }
+
+  /** {@code spec.drivers[].allocatable.count} by driver name; drivers without a count are unlimited. */
+  private static Map<String, Integer> volumeLimits(CSINode csiNode) {
+    Map<String, Integer> limits = new HashMap<>();
+    if (csiNode.getSpec() != null && csiNode.getSpec().getDrivers() != null) {
+      for (var driver : csiNode.getSpec().getDrivers()) {
+        if (driver.getName() != null && driver.getAllocatable() != null && driver.getAllocatable().getCount() != null) {
+          limits.put(driver.getName(), driver.getAllocatable().getCount());
+        }
+      }
+    }
+    return limits;
   }
 
   /** The pod a DaemonSet would run on a new node, from its template. */

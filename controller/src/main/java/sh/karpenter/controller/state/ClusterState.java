@@ -258,6 +258,7 @@ public final class ClusterState {
       }
     }
     informers.daemonSets().getStore().list().forEach(o -> inputs.add(new Input(o, "DaemonSet " + key(o))));
+    informers.csiNodes().getStore().list().forEach(o -> inputs.add(new Input(o, "CSINode " + o.getMetadata().getName())));
     informers.persistentVolumes().getStore().list().forEach(o -> inputs.add(new Input(o, "PersistentVolume " + key(o))));
     informers.persistentVolumeClaims().getStore().list().forEach(o -> inputs.add(new Input(o, "PersistentVolumeClaim " + key(o))));
     informers.storageClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "StorageClass " + key(o))));

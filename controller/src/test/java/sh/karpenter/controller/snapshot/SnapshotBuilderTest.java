@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.scheduling.NodeClaimTemplate;
 import sh.karpenter.core.scheduling.PodError;
 
@@ -108,6 +110,25 @@ class SnapshotBuilderTest {
     assertThat(snapshot.pendingPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("pending", "specless");
     assertThat(snapshot.rejectedPods()).isEmpty();
     assertThat(snapshot.nodes()).singleElement().satisfies(node -> assertThat(node.pods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("bound"));
+  }
+
+  @Test
+  void aCsiNodeGivesItsNodeThePerDriverVolumeLimits() {
+    add(Node.class, "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: \"4\"}}\n");
+    add(Node.class, "apiVersion: v1\nkind: Node\nmetadata: {name: b}\nstatus: {allocatable: {cpu: \"4\"}}\n");
+    add(CSINode.class, """
+        apiVersion: storage.k8s.io/v1
+        kind: CSINode
+        metadata: {name: a}
+        spec:
+          drivers:
+            - {name: ebs.csi.aws.com, nodeID: i-1, allocatable: {count: 25}}
+            - {name: efs.csi.aws.com, nodeID: i-1}
+        """);
+
+    assertThat(builder.build().nodes())
+        .extracting(ExistingNode::name, ExistingNode::volumeLimits)
+        .containsExactlyInAnyOrder(tuple("a", Map.of("ebs.csi.aws.com", 25)), tuple("b", Map.of()));
   }
 
   @Test
