@@ -27,7 +27,7 @@ class MeteredCloudProviderTest {
           "default-abc12", "default", NODE_CLASS, Requirements.EMPTY, Resources.EMPTY, Map.of(), List.of(), List.of());
 
   private final TestingClock clock = new TestingClock();
-  private final TestingCloudProvider fake = new TestingCloudProvider(clock);
+  private final ScriptedCloudProvider fake = new ScriptedCloudProvider(clock);
   private final Metrics metrics = new Metrics(new CollectorRegistry());
   private final MeteredCloudProvider metered =
       new MeteredCloudProvider(fake, metrics, clock).forController("nodeclaim.lifecycle");
@@ -42,9 +42,9 @@ class MeteredCloudProviderTest {
 
   @Test
   void delegatesEveryCallAndReturnsTheDelegatesAnswers() {
-    assertThat(metered.create(REQUEST)).isEqualTo(TestingCloudProvider.INSTANCE);
-    assertThat(metered.get("fake://i-1")).contains(TestingCloudProvider.INSTANCE);
-    assertThat(metered.list()).containsExactly(TestingCloudProvider.INSTANCE);
+    assertThat(metered.create(REQUEST)).isEqualTo(ScriptedCloudProvider.INSTANCE);
+    assertThat(metered.get("fake://i-1")).contains(ScriptedCloudProvider.INSTANCE);
+    assertThat(metered.list()).containsExactly(ScriptedCloudProvider.INSTANCE);
     assertThat(metered.instanceTypes("default", NODE_CLASS)).isEmpty();
     assertThat(metered.driftReason("fake://i-1", NODE_CLASS)).isEqualTo("ImageDrift");
     metered.delete("fake://i-1");
@@ -143,6 +143,6 @@ class MeteredCloudProviderTest {
   @Test
   void noopMetricsStillDelegate() {
     MeteredCloudProvider unmetered = new MeteredCloudProvider(fake, Metrics.noop(), clock);
-    assertThat(unmetered.create(REQUEST)).isEqualTo(TestingCloudProvider.INSTANCE);
+    assertThat(unmetered.create(REQUEST)).isEqualTo(ScriptedCloudProvider.INSTANCE);
   }
 }

@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.prometheus.client.CollectorRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,12 +23,12 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.Options;
-import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
@@ -38,6 +36,9 @@ import sh.karpenter.core.scheduling.SchedulingResult;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.kwok.KwokCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.InProcessOperators;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
  * The controller end to end on the real control plane: kube-scheduler marks pods unschedulable, the
@@ -48,55 +49,46 @@ import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 class ControllerE2EIT {
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
 
-  private final List<AutoCloseable> running = new ArrayList<>();
+  private final InProcessOperators operators = new InProcessOperators();
 
   @AfterEach
   void stop() throws Exception {
-    for (AutoCloseable closeable : running.reversed()) {
-      closeable.close();
-    }
-    running.clear();
+    operators.close();
   }
 
-  private Operator operator(KubernetesClient client, KwokCloudProvider provider, Options options) {
-    Operator operator =
-        new Operator(client, provider, options, Clock.systemUTC(), new Metrics(new CollectorRegistry()), new TestingEventRecorder());
-    running.add(operator);
-    operator.start();
-    return operator;
+  /** A NodePool limited to one capacity type, Linux, never expiring. */
+  private static NodePoolYaml nodePool(String name, String capacityType) {
+    return NodePoolYaml.named(name).expireAfter("Never")
+        .requirementIn(Labels.CAPACITY_TYPE, capacityType)
+        .requirementIn(Labels.OS, "linux");
   }
 
-  private KwokCloudProvider provider(KubernetesClient client, InstanceTypeCatalog catalog) {
-    KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
-    running.add(provider);
-    return provider;
-  }
-
-  private static Options options() {
-    return Options.defaults()
-        .withBatchDurations(Duration.ofSeconds(2), Duration.ofSeconds(20))
-        .withPorts(0, 0)
-        .withLeaderElection(false, "unused", "default");
+  /** A NodePool the CRD accepts but runtime validation rejects: the same taint key and effect twice. */
+  private static NodePool invalidNodePool(KubernetesClient client, String name) {
+    return NodePoolYaml.named(name)
+        .taint("example.com/dup", null, "NoSchedule")
+        .startupTaint("example.com/dup", "again", "NoSchedule")
+        .build(client);
   }
 
   @Test
   void fiftyPodsWithMixedConstraintsAllRunOnTheNodesThePlanPredicts(KubernetesClient client) {
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
     List<NodePool> pools = List.of(
-        TestObjects.nodePool(client, "default", "on-demand", null),
-        TestObjects.nodePool(client, "batch", "spot", "dedicated=batch:NoSchedule"));
-    NodePool invalid = TestObjects.invalidNodePool(client, "broken");
+        nodePool("default", "on-demand").build(client),
+        nodePool("batch", "spot").taint("dedicated", "batch", "NoSchedule").build(client));
+    NodePool invalid = invalidNodePool(client, "broken");
     TestObjects.createNodeClass(client);
     pools.forEach(pool -> client.resources(NodePool.class).resource(pool).create());
     client.resources(NodePool.class).resource(invalid).create();
 
     List<Pod> pods = mixedPods(client.getNamespace());
     assertThat(pods).hasSize(50);
-    operator(client, provider(client, catalog), options());
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
     pods.forEach(pod -> client.pods().resource(pod).create());
 
     await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
-        assertThat(client.pods().list().getItems()).hasSize(50).allMatch(ControllerE2EIT::running));
+        assertThat(client.pods().list().getItems()).hasSize(50).allMatch(TestObjects::running));
 
     // The invalid NodePool is reported and the valid ones kept serving.
     NodePool broken = client.resources(NodePool.class).withName("broken").get();
@@ -115,7 +107,7 @@ class ControllerE2EIT {
     assertThat(countByPool(nodes.stream().map(n -> n.getMetadata().getLabels().get(Labels.NODE_POOL)).toList()))
         .isEqualTo(countByPool(plan.newNodeClaims().stream().map(PlannedNodeClaim::nodePoolName).toList()));
     double planned = plan.newNodeClaims().stream().mapToDouble(PlannedNodeClaim::price).sum();
-    double launched = nodes.stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum();
+    double launched = nodes.stream().mapToDouble(n -> price(catalog, n)).sum();
     assertThat(launched).isCloseTo(planned, org.assertj.core.data.Offset.offset(1e-6));
   }
 
@@ -123,17 +115,17 @@ class ControllerE2EIT {
   void insufficientCapacityOnTheCheapestOfferingFallsBackToTheNext(KubernetesClient client) {
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
     TestObjects.createNodeClass(client);
-    client.resources(NodePool.class).resource(TestObjects.nodePool(client, "default", "on-demand", null)).create();
-    KwokCloudProvider provider = provider(client, catalog);
-    operator(client, provider, options());
-    client.pods().resource(TestObjects.pod("first", "app", "1", "1Gi")).create();
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(running(client.pods().withName("first").get())).isTrue());
+    nodePool("default", "on-demand").create(client);
+    KwokCloudProvider provider = operators.provider(client, catalog);
+    operators.start(client, provider, InProcessOperators.options());
+    client.pods().resource(TestObjects.pausePod("first", "app", "1", "1Gi")).create();
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(TestObjects.running(client.pods().withName("first").get())).isTrue());
     Node first = client.nodes().withName(client.pods().withName("first").get().getSpec().getNodeName()).get();
     String cheapestType = first.getMetadata().getLabels().get(Labels.INSTANCE_TYPE);
     String zone = first.getMetadata().getLabels().get(Labels.ZONE);
 
     provider.failures().blockOffering(cheapestType, zone, "on-demand");
-    Pod second = new PodBuilder(TestObjects.pod("second", "other", "1", "1Gi")).editSpec()
+    Pod second = new PodBuilder(TestObjects.pausePod("second", "other", "1", "1Gi")).editSpec()
         .withNodeSelector(Map.of(Labels.ZONE, zone))
         .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
         .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "app")).build())
@@ -141,7 +133,7 @@ class ControllerE2EIT {
         .endSpec().build();
     client.pods().resource(second).create();
 
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(running(client.pods().withName("second").get())).isTrue());
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(TestObjects.running(client.pods().withName("second").get())).isTrue());
     Node node = client.nodes().withName(client.pods().withName("second").get().getSpec().getNodeName()).get();
     assertThat(node.getMetadata().getName()).isNotEqualTo(first.getMetadata().getName());
     assertThat(node.getMetadata().getLabels()).containsEntry(Labels.ZONE, zone);
@@ -152,22 +144,22 @@ class ControllerE2EIT {
   void onlyTheLeaderProvisionsAndTheOtherTakesOverWithNothingLaunchedTwice(KubernetesClient client) {
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
     TestObjects.createNodeClass(client);
-    client.resources(NodePool.class).resource(TestObjects.nodePool(client, "default", "on-demand", null)).create();
-    Options options = options().withLeaderElection(true, "karpenter-leader-election", client.getNamespace());
-    Operator first = operator(client, provider(client, catalog), options);
-    Operator second = operator(client, provider(client, catalog), options);
+    nodePool("default", "on-demand").create(client);
+    Options options = InProcessOperators.options().withLeaderElection(true, "karpenter-leader-election", client.getNamespace());
+    Operator first = operators.start(client, operators.provider(client, catalog), options);
+    Operator second = operators.start(client, operators.provider(client, catalog), options);
     await().atMost(TIMEOUT).until(() -> first.isLeader() ^ second.isLeader());
     Operator leader = first.isLeader() ? first : second;
     Operator follower = leader == first ? second : first;
 
     separatedPods("a", 3).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(3).allMatch(ControllerE2EIT::running));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(3).allMatch(TestObjects::running));
     assertThat(follower.isLeader()).isFalse();
 
     leader.close();
     await().atMost(TIMEOUT).until(follower::isLeader);
     separatedPods("b", 3).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(6).allMatch(ControllerE2EIT::running));
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(6).allMatch(TestObjects::running));
 
     List<Node> nodes = client.nodes().list().getItems();
     assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
@@ -180,7 +172,7 @@ class ControllerE2EIT {
   private static List<Pod> separatedPods(String app, int count) {
     List<Pod> pods = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      pods.add(new PodBuilder(TestObjects.pod(app + "-" + i, app, "1", "1Gi")).editSpec()
+      pods.add(new PodBuilder(TestObjects.pausePod(app + "-" + i, app, "1", "1Gi")).editSpec()
           .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
           .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build())
           .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
@@ -189,8 +181,14 @@ class ControllerE2EIT {
     return pods;
   }
 
-  static boolean running(Pod pod) {
-    return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  /** The hourly price of the offering a node was launched on. */
+  private static double price(InstanceTypeCatalog catalog, Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    InstanceType type = catalog.instanceTypes().stream()
+        .filter(t -> t.name().equals(labels.get(Labels.INSTANCE_TYPE))).findFirst().orElseThrow();
+    return type.offerings().stream()
+        .filter(o -> o.zone().equals(labels.get(Labels.ZONE)) && o.capacityType().equals(labels.get(Labels.CAPACITY_TYPE)))
+        .mapToDouble(Offering::price).findFirst().orElseThrow();
   }
 
   private static Map<String, Long> countByPool(List<String> pools) {
@@ -201,30 +199,30 @@ class ControllerE2EIT {
   static List<Pod> mixedPods(String namespace) {
     List<Pod> pods = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
-      pods.add(new PodBuilder(TestObjects.pod("web-" + i, "web", "500m", "512Mi")).editSpec()
+      pods.add(new PodBuilder(TestObjects.pausePod("web-" + i, "web", "500m", "512Mi")).editSpec()
           .withTopologySpreadConstraints(new TopologySpreadConstraintBuilder().withMaxSkew(1).withTopologyKey(Labels.ZONE)
               .withWhenUnsatisfiable("DoNotSchedule").withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "web")).build())
               .build())
           .endSpec().build());
     }
     for (int i = 0; i < 4; i++) {
-      pods.add(new PodBuilder(TestObjects.pod("db-" + i, "db", "1", "2Gi")).editSpec()
+      pods.add(new PodBuilder(TestObjects.pausePod("db-" + i, "db", "1", "2Gi")).editSpec()
           .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
           .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "db")).build())
           .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
           .endSpec().build());
     }
     for (int i = 0; i < 20; i++) {
-      pods.add(new PodBuilder(TestObjects.pod("batch-" + i, "batch", "1", "1Gi")).editSpec()
+      pods.add(new PodBuilder(TestObjects.pausePod("batch-" + i, "batch", "1", "1Gi")).editSpec()
           .addNewToleration().withKey("dedicated").withOperator("Equal").withValue("batch").withEffect("NoSchedule").endToleration()
           .withNodeSelector(Map.of(Labels.CAPACITY_TYPE, "spot"))
           .endSpec().build());
     }
     for (int i = 0; i < 10; i++) {
-      pods.add(new PodBuilder(TestObjects.pod("arm-" + i, "arm", "250m", "256Mi")).editSpec()
+      pods.add(new PodBuilder(TestObjects.pausePod("arm-" + i, "arm", "250m", "256Mi")).editSpec()
           .withNodeSelector(Map.of(Labels.ARCH, "arm64")).endSpec().build());
     }
-    Pod gpu = TestObjects.pod("gpu-0", "gpu", "1", "4Gi");
+    Pod gpu = TestObjects.pausePod("gpu-0", "gpu", "1", "4Gi");
     gpu.getSpec().getContainers().get(0).getResources().getRequests().put("nvidia.com/gpu", new Quantity("1"));
     gpu.getSpec().getContainers().get(0).getResources().setLimits(Map.of("nvidia.com/gpu", new Quantity("1")));
     pods.add(gpu);

@@ -34,12 +34,14 @@ import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.cloudprovider.InsufficientCapacityException;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
-import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.SyncedInformers;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
  * The NodeClaim lifecycle against a real API server, with KWOK turning Nodes Ready: the reconcilers
@@ -52,7 +54,7 @@ class NodeClaimLifecycleIT {
   private Informers informers;
   private TestingClock clock;
   private TestingCloudProvider cloudProvider;
-  private TestingEvents events;
+  private TestingEventRecorder events;
   private Metrics metrics;
   private NodeClaimLifecycle lifecycle;
   private NodeTermination nodeTermination;
@@ -60,12 +62,10 @@ class NodeClaimLifecycleIT {
   @BeforeEach
   void start(KubernetesClient client) {
     this.client = client;
-    informers = new Informers(client);
-    informers.start();
-    await().atMost(1, MINUTES).until(informers::hasSynced);
+    informers = SyncedInformers.start(new Informers(client));
     clock = new TestingClock(Instant.now());
     cloudProvider = new TestingCloudProvider(FakeInstanceTypes.instanceTypes(4));
-    events = new TestingEvents();
+    events = new TestingEventRecorder(clock);
     metrics = new Metrics(new CollectorRegistry());
     lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics);
     nodeTermination = new NodeTermination(client, informers, cloudProvider, metrics);
@@ -113,11 +113,8 @@ class NodeClaimLifecycleIT {
     lifecycle.reconcile("default-register");
     String providerId = get("default-register").getStatus().getProviderID();
 
-    client.nodes().resource(new NodeBuilder(KwokNodes.node("node-register", "2", "4Gi"))
+    client.nodes().resource(new NodeBuilder(TestObjects.kwokNode("node-register", "2", "4Gi", providerId, List.of(TestObjects.unregisteredTaint())))
             .editMetadata().addToLabels("team", "node").endMetadata()
-            .editOrNewSpec().withProviderID(providerId)
-              .addNewTaint().withKey("karpenter.sh/unregistered").withEffect("NoExecute").endTaint()
-            .endSpec()
             .build())
         .create();
     await().atMost(30, SECONDS).until(() -> !NodeClaims.nodesFor(informers, providerId).isEmpty());
@@ -142,7 +139,7 @@ class NodeClaimLifecycleIT {
     assertThat(node.getSpec().getTaints()).extracting(Taint::getKey)
         .contains("example.com/dedicated", "example.com/agent-not-ready")
         .doesNotContain("karpenter.sh/unregistered");
-    assertThat(events.all()).noneMatch(e -> e.reason().equals("UnregisteredTaintMissing"));
+    assertThat(events.events()).noneMatch(e -> e.reason().equals("UnregisteredTaintMissing"));
 
     // KWOK turns the Node Ready; the startup taint goes when "the agent" removes it.
     removeTaint("node-register", "example.com/agent-not-ready");
@@ -164,7 +161,7 @@ class NodeClaimLifecycleIT {
     lifecycle.reconcile("default-ice");
 
     assertThat(get("default-ice").getMetadata().getDeletionTimestamp()).isNotNull();
-    assertThat(events.all()).anySatisfy(e -> {
+    assertThat(events.events()).anySatisfy(e -> {
       assertThat(e.name()).isEqualTo("default-ice");
       assertThat(e.type()).isEqualTo(EventRecorder.WARNING);
       assertThat(e.reason()).isEqualTo("InsufficientCapacityError");
@@ -207,11 +204,7 @@ class NodeClaimLifecycleIT {
     createNodeClaim("default-finalize");
     lifecycle.reconcile("default-finalize");
     String providerId = get("default-finalize").getStatus().getProviderID();
-    client.nodes().resource(new NodeBuilder(KwokNodes.node("node-finalize", "2", "4Gi"))
-            .editOrNewSpec().withProviderID(providerId)
-              .addNewTaint().withKey("karpenter.sh/unregistered").withEffect("NoExecute").endTaint()
-            .endSpec()
-            .build())
+    client.nodes().resource(TestObjects.kwokNode("node-finalize", "2", "4Gi", providerId, List.of(TestObjects.unregisteredTaint())))
         .create();
     await().atMost(30, SECONDS).until(() -> !NodeClaims.nodesFor(informers, providerId).isEmpty());
     reconcileUntil("default-finalize", nodeClaim -> Conditions.isTrue(nodeClaim.getStatus().getConditions(), ConditionTypes.REGISTERED));

@@ -1,6 +1,5 @@
 package sh.karpenter.testkit.lifecycle;
 
-import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -14,7 +13,6 @@ import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodePool;
@@ -24,9 +22,13 @@ import sh.karpenter.controller.nodepool.NodePoolReadiness;
 import sh.karpenter.controller.nodepool.NodePoolValidation;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
+import sh.karpenter.testkit.fixtures.SyncedInformers;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /** The NodePool status controllers against a real API server. */
 @ControlPlaneTest
@@ -34,7 +36,7 @@ class NodePoolStatusIT {
 
   private KubernetesClient client;
   private Informers informers;
-  private TestingEvents events;
+  private TestingEventRecorder events;
   private NodePoolValidation validation;
   private NodePoolReadiness readiness;
   private NodePoolCounter counter;
@@ -42,12 +44,10 @@ class NodePoolStatusIT {
   @BeforeEach
   void start(KubernetesClient client) {
     this.client = client;
-    informers = new Informers(client);
-    informers.start();
-    await().atMost(1, MINUTES).until(informers::hasSynced);
+    informers = SyncedInformers.start(new Informers(client));
     TestingClock clock = new TestingClock(Instant.now());
     Metrics metrics = new Metrics(new CollectorRegistry());
-    events = new TestingEvents();
+    events = new TestingEventRecorder(clock);
     validation = new NodePoolValidation(client, informers, clock, events, metrics);
     readiness = new NodePoolReadiness(client, informers, clock, metrics);
     counter = new NodePoolCounter(client, informers, clock, metrics);
@@ -60,8 +60,8 @@ class NodePoolStatusIT {
 
   @Test
   void aValidNodePoolWithAnExistingNodeClassIsReady() {
-    createNodeClass("default");
-    createNodePool("valid", "default", "");
+    TestObjects.createNodeClass(client);
+    nodePool("valid", "default").create(client);
 
     validation.reconcile("valid");
     readiness.reconcile("valid");
@@ -70,7 +70,7 @@ class NodePoolStatusIT {
     assertThat(condition(pool, ConditionTypes.VALIDATION_SUCCEEDED).getStatus()).isEqualTo(Conditions.TRUE);
     assertThat(condition(pool, ConditionTypes.NODE_CLASS_READY).getStatus()).isEqualTo(Conditions.TRUE);
     assertThat(condition(pool, ConditionTypes.READY).getStatus()).isEqualTo(Conditions.TRUE);
-    assertThat(events.all()).isEmpty();
+    assertThat(events.events()).isEmpty();
 
     // Nothing changed: no write.
     String resourceVersion = pool.getMetadata().getResourceVersion();
@@ -81,9 +81,11 @@ class NodePoolStatusIT {
 
   @Test
   void anInvalidNodePoolIsNotValidatedAndGetsAWarning() {
-    createNodeClass("default");
-    createNodePool("invalid", "default",
-        "taints: [{key: example.com/a, effect: NoSchedule}]\n      startupTaints: [{key: example.com/a, effect: NoSchedule}]");
+    TestObjects.createNodeClass(client);
+    nodePool("invalid", "default")
+        .taint("example.com/a", null, "NoSchedule")
+        .startupTaint("example.com/a", null, "NoSchedule")
+        .create(client);
 
     validation.reconcile("invalid");
     readiness.reconcile("invalid");
@@ -94,7 +96,7 @@ class NodePoolStatusIT {
     assertThat(validated.getReason()).isEqualTo(NodePoolValidation.VALIDATION_FAILED);
     assertThat(validated.getMessage()).contains("spec.template.spec.startupTaints[0]");
     assertThat(condition(pool, ConditionTypes.READY).getStatus()).isEqualTo(Conditions.FALSE);
-    assertThat(events.all()).singleElement().satisfies(e -> {
+    assertThat(events.events()).singleElement().satisfies(e -> {
       assertThat(e.kind()).isEqualTo("NodePool");
       assertThat(e.name()).isEqualTo("invalid");
       assertThat(e.type()).isEqualTo(EventRecorder.WARNING);
@@ -104,7 +106,7 @@ class NodePoolStatusIT {
 
   @Test
   void aMissingNodeClassIsNotReady() {
-    createNodePool("orphan", "missing", "");
+    nodePool("orphan", "missing").create(client);
 
     validation.reconcile("orphan");
     readiness.reconcile("orphan");
@@ -116,7 +118,7 @@ class NodePoolStatusIT {
 
   @Test
   void theCounterSumsThePoolsNodes() {
-    createNodePool("counted", "default", "");
+    nodePool("counted", "default").create(client);
     client.nodes().resource(new NodeBuilder(KwokNodes.node("counted-1", "4", "8Gi"))
         .editMetadata().addToLabels("karpenter.sh/nodepool", "counted").endMetadata().build()).create();
     client.nodes().resource(KwokNodes.node("unrelated", "16", "64Gi")).create();
@@ -132,26 +134,9 @@ class NodePoolStatusIT {
         .containsEntry("nodes", new Quantity("1"));
   }
 
-  private void createNodeClass(String name) {
-    client.resources(KWOKNodeClass.class).resource(client.getKubernetesSerialization().unmarshal("""
-        apiVersion: karpenter.kwok.sh/v1alpha1
-        kind: KWOKNodeClass
-        metadata: {name: %s}
-        """.formatted(name), KWOKNodeClass.class)).create();
-  }
-
-  private void createNodePool(String name, String nodeClass, String templateSpecExtra) {
-    client.resources(NodePool.class).resource(client.getKubernetesSerialization().unmarshal("""
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: %s}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: %s}
-              requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
-              %s
-        """.formatted(name, nodeClass, templateSpecExtra), NodePool.class)).create();
+  /** A NodePool on the KWOKNodeClass {@code nodeClass} for amd64 nodes. */
+  private static NodePoolYaml nodePool(String name, String nodeClass) {
+    return NodePoolYaml.named(name).nodeClass(nodeClass).requirementIn("kubernetes.io/arch", "amd64");
   }
 
   private NodePool get(String name) {

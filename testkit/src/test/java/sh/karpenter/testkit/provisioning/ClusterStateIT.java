@@ -16,7 +16,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.provisioning.Batcher;
@@ -32,23 +31,16 @@ import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
+import sh.karpenter.testkit.fixtures.SyncedInformers;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /** Cluster state read from the informers of a real control plane. */
 @ControlPlaneTest
 class ClusterStateIT {
   private static final Duration WAIT = Duration.ofMinutes(2);
   private static final List<InstanceType> TYPES = FakeInstanceTypes.instanceTypes(10);
-  private static final String POOL = """
-      apiVersion: karpenter.sh/v1
-      kind: NodePool
-      metadata: {name: general}
-      spec:
-        template:
-          spec:
-            nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-            requirements:
-              - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-      """;
+  private static final NodePoolYaml POOL = NodePoolYaml.named("general").requirementIn("kubernetes.io/arch", "amd64");
 
   private final TestingClock clock = new TestingClock();
   private final Options options = Options.defaults();
@@ -61,8 +53,7 @@ class ClusterStateIT {
     this.client = client;
     informers = new Informers(client);
     state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(new TestingCloudProvider(TYPES)), options);
-    informers.start();
-    await().atMost(WAIT).until(informers::hasSynced);
+    SyncedInformers.start(informers);
   }
 
   @AfterEach
@@ -70,28 +61,13 @@ class ClusterStateIT {
     informers.close();
   }
 
-  private <T> T yaml(Class<T> type, String yaml) {
-    return client.getKubernetesSerialization().unmarshal(yaml, type);
-  }
-
   private NodeClaim createClaim(String name) {
-    return client.resources(NodeClaim.class).resource(yaml(NodeClaim.class, """
-        apiVersion: karpenter.sh/v1
-        kind: NodeClaim
-        metadata:
-          name: %s
-          labels: {karpenter.sh/nodepool: general}
-        spec:
-          nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-          requirements:
-            - {key: karpenter.sh/nodepool, operator: In, values: [general]}
-            - {key: node.kubernetes.io/instance-type, operator: In, values: [fake-it-1, fake-it-3]}
-          resources: {requests: {cpu: "1"}}
-        """.formatted(name))).create();
+    return TestObjects.createNodeClaim(client, name, "general",
+        TestObjects.requirementIn("node.kubernetes.io/instance-type", "fake-it-1", "fake-it-3"));
   }
 
   private Node createNode(String name, String providerId) {
-    return client.nodes().resource(yaml(Node.class, """
+    return client.nodes().resource(TestObjects.yaml(client, Node.class, """
         apiVersion: v1
         kind: Node
         metadata:
@@ -104,12 +80,9 @@ class ClusterStateIT {
   }
 
   private Pod createBoundPod(String name, String node, Map<String, String> annotations) {
-    return client.pods().resource(new PodBuilder()
-            .withNewMetadata().withName(name).addToLabels("app", name).withAnnotations(annotations).endMetadata()
-            .withNewSpec()
-              .withNodeName(node)
-              .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer()
-            .endSpec()
+    return client.pods().resource(new PodBuilder(TestObjects.pausePod(name, name))
+            .editMetadata().withAnnotations(annotations).endMetadata()
+            .editSpec().withNodeName(node).endSpec()
             .build())
         .create();
   }
@@ -120,7 +93,7 @@ class ClusterStateIT {
 
   @Test
   void anInFlightNodeClaimIsAnUninitializedNodeAndCountsTowardsUsage() {
-    client.resources(NodePool.class).resource(yaml(NodePool.class, POOL)).create();
+    POOL.create(client);
     createClaim("general-abc");
     await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().size() == 1);
 
@@ -174,12 +147,8 @@ class ClusterStateIT {
   void withPrebindingTheProvisionerRecordsWhichPodsToBindToEachNodeClaim() {
     Options prebind = options.withPrebind(true);
     Provisioner provisioner = new Provisioner(client, state, new Batcher(clock, prebind), new TestingEventRecorder(clock), Metrics.noop(), clock, prebind);
-    client.resources(NodePool.class).resource(yaml(NodePool.class, POOL)).create();
-    Pod pod = client.pods().resource(new PodBuilder()
-            .withNewMetadata().withName("web").endMetadata()
-            .withNewSpec().addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer().endSpec()
-            .build())
-        .create();
+    POOL.create(client);
+    Pod pod = client.pods().resource(TestObjects.pausePod("web", "web")).create();
     await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
         && informers.pods().getStore().list().stream().anyMatch(ClusterState::unschedulable));
 

@@ -9,17 +9,12 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.prometheus.client.CollectorRegistry;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,11 +23,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
-import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.provisioning.Prebinder;
@@ -47,9 +39,11 @@ import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
-import sh.karpenter.providers.kwok.KwokCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
-import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.InProcessOperators;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
+import sh.karpenter.testkit.fixtures.SyncedInformers;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
  * Optimistic pre-binding ({@code --prebind}) on the real control plane. The pods here name a
@@ -63,16 +57,13 @@ class PrebinderIT {
   private static final Duration E2E_WAIT = Duration.ofMinutes(3);
   /** Kept on the test Nodes so kube-scheduler cannot compete with the prebinder. */
   private static final Taint NOT_READY = new TaintBuilder().withKey(TaintKeys.NODE_NOT_READY).withEffect("NoSchedule").build();
-  private static final Taint UNREGISTERED = new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build();
+  private static final Taint UNREGISTERED = TestObjects.unregisteredTaint();
 
-  private final List<AutoCloseable> running = new ArrayList<>();
+  private final InProcessOperators operators = new InProcessOperators();
 
   @AfterEach
   void stop() throws Exception {
-    for (AutoCloseable closeable : running.reversed()) {
-      closeable.close();
-    }
-    running.clear();
+    operators.close();
   }
 
   // ------------------------------------------------------------------ the prebinder on its own
@@ -101,7 +92,7 @@ class PrebinderIT {
         .allSatisfy(pod -> assertThat(pod.getSpec().getNodeName()).isEqualTo("general-a"));
     assertThat(f.state.prebindings()).isEmpty();
     // KWOK runs what was bound, although kube-scheduler could not have placed it there
-    await().atMost(WAIT).untilAsserted(() -> assertThat(client.pods().list().getItems()).allMatch(PrebinderIT::running));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(client.pods().list().getItems()).allMatch(TestObjects::running));
   }
 
   @Test
@@ -173,35 +164,12 @@ class PrebinderIT {
   @Test
   void withPrebindTheOperatorRunsPendingPodsOnNodesKubeSchedulerCannotUseYet(KubernetesClient client) {
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
-    client.resource(client.getKubernetesSerialization().unmarshal("""
-        apiVersion: karpenter.kwok.sh/v1alpha1
-        kind: KWOKNodeClass
-        metadata: {name: default}
-        """, KWOKNodeClass.class)).create();
-    client.resources(NodePool.class).resource(client.getKubernetesSerialization().unmarshal("""
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-              expireAfter: Never
-              requirements:
-                - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-                - {key: kubernetes.io/os, operator: In, values: [linux]}
-        """, NodePool.class)).create();
-    KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
-    running.add(provider);
-    Operator operator = new Operator(client, provider,
-        Options.defaults()
-            .withBatchDurations(Duration.ofSeconds(2), Duration.ofSeconds(20))
-            .withPorts(0, 0)
-            .withLeaderElection(false, "unused", "default")
-            .withPrebind(true),
-        Clock.systemUTC(), new Metrics(new CollectorRegistry()), new TestingEventRecorder());
-    running.add(operator);
-    operator.start();
+    TestObjects.createNodeClass(client);
+    NodePoolYaml.named("default").expireAfter("Never")
+        .requirementIn(Labels.CAPACITY_TYPE, "on-demand")
+        .requirementIn(Labels.OS, "linux")
+        .create(client);
+    Operator operator = operators.start(client, operators.provider(client, catalog), InProcessOperators.options().withPrebind(true));
 
     // The pods name a scheduler that does not exist, so kube-scheduler never binds them; the test marks
     // them unschedulable as kube-scheduler would have. Only Karpenter can then put them on a node.
@@ -214,7 +182,7 @@ class PrebinderIT {
     }).toList();
 
     await().atMost(E2E_WAIT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
-        assertThat(client.pods().list().getItems()).hasSize(10).allMatch(PrebinderIT::running));
+        assertThat(client.pods().list().getItems()).hasSize(10).allMatch(TestObjects::running));
     List<Pod> bound = client.pods().list().getItems();
     Map<String, Node> nodes = client.nodes().list().getItems().stream()
         .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
@@ -244,39 +212,17 @@ class PrebinderIT {
     Fixture(KubernetesClient client) {
       this.client = client;
       TestingClock clock = new TestingClock();
-      informers = new Informers(client);
-      running.add(informers);
+      informers = operators.track(new Informers(client));
       state = new ClusterState(informers, clock,
           ClusterState.instanceTypesOf(new TestingCloudProvider(FakeInstanceTypes.instanceTypes(10))), Options.defaults().withPrebind(true));
       prebinder = new Prebinder(client, informers, state, new TestingEventRecorder(clock), clock);
-      client.resources(NodePool.class).resource(client.getKubernetesSerialization().unmarshal("""
-          apiVersion: karpenter.sh/v1
-          kind: NodePool
-          metadata: {name: general}
-          spec:
-            template:
-              spec:
-                nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-                requirements: []
-          """, NodePool.class)).create();
-      informers.start();
-      await().atMost(WAIT).until(informers::hasSynced);
+      NodePoolYaml.named("general").create(client);
+      SyncedInformers.start(informers);
     }
 
     /** A launched NodeClaim: created, with {@code status.providerID} set as the lifecycle would. */
     NodeClaim createClaim(String name, String providerId) {
-      NodeClaim claim = client.resources(NodeClaim.class).resource(client.getKubernetesSerialization().unmarshal("""
-          apiVersion: karpenter.sh/v1
-          kind: NodeClaim
-          metadata:
-            name: %s
-            labels: {karpenter.sh/nodepool: general}
-          spec:
-            nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-            requirements:
-              - {key: karpenter.sh/nodepool, operator: In, values: [general]}
-            resources: {requests: {cpu: "1"}}
-          """.formatted(name), NodeClaim.class)).create();
+      NodeClaim claim = TestObjects.createNodeClaim(client, name, "general");
       NodeClaimStatus status = new NodeClaimStatus();
       status.setProviderID(providerId);
       claim.setStatus(status);
@@ -304,9 +250,8 @@ class PrebinderIT {
 
   /** A KWOK-managed Node with a provider ID and these taints (KWOK turns it Ready and runs its pods). */
   private static Node createNode(KubernetesClient client, String name, String providerId, List<Taint> taints) {
-    Node node = new NodeBuilder(KwokNodes.node(name, "4", "8Gi"))
+    Node node = new NodeBuilder(TestObjects.kwokNode(name, "4", "8Gi", providerId, taints))
         .editMetadata().addToLabels(Labels.NODE_POOL, "general").endMetadata()
-        .withNewSpec().withProviderID(providerId).withTaints(taints).endSpec()
         .build();
     return client.nodes().resource(node).create();
   }
@@ -325,24 +270,12 @@ class PrebinderIT {
   private static final String NO_SCHEDULER = "no-such-scheduler";
 
   private static Pod pod(String name) {
-    return new PodBuilder()
-        .withNewMetadata().withName(name).addToLabels("app", "web").endMetadata()
-        .withNewSpec()
-          .withSchedulerName(NO_SCHEDULER)
-          .withTerminationGracePeriodSeconds(0L)
-          .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
-            .withNewResources().withRequests(new HashMap<>(Map.of("cpu", new Quantity("100m"), "memory", new Quantity("64Mi"))))
-            .endResources()
-          .endContainer()
-        .endSpec()
+    return new PodBuilder(TestObjects.pausePod(name, "web", "100m", "64Mi"))
+        .editSpec().withSchedulerName(NO_SCHEDULER).endSpec()
         .build();
   }
 
   private static PodRef ref(Pod pod) {
     return new PodRef(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid());
-  }
-
-  private static boolean running(Pod pod) {
-    return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
   }
 }

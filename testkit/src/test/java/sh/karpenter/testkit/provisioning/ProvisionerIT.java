@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.HashSet;
@@ -35,6 +34,8 @@ import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.SyncedInformers;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
  * The provisioner against the real control plane: pods kube-scheduler cannot place (there are no
@@ -82,8 +83,7 @@ class ProvisionerIT {
     podTrigger = new PodTrigger(batcher, state);
     podTrigger.register(informers);
     provisioner = new Provisioner(client, state, batcher, recorder, Metrics.noop(), clock, options);
-    informers.start();
-    await().atMost(WAIT).until(informers::hasSynced);
+    SyncedInformers.start(informers);
   }
 
   @AfterEach
@@ -94,24 +94,13 @@ class ProvisionerIT {
   }
 
   private NodePool createPool() {
-    NodePool pool = client.getKubernetesSerialization().unmarshal(POOL, NodePool.class);
+    NodePool pool = TestObjects.yaml(client, NodePool.class, POOL);
     return client.resources(NodePool.class).resource(pool).create();
   }
 
   private Pod createPod(String name, String cpu, Map<String, String> nodeSelector) {
-    return client.pods().resource(new PodBuilder()
-            .withNewMetadata().withName(name).addToLabels("app", "web").endMetadata()
-            .withNewSpec()
-              .withNodeSelector(nodeSelector)
-              .addNewContainer()
-                .withName("main")
-                .withImage("registry.k8s.io/pause:3.10")
-                .withNewResources()
-                  .addToRequests("cpu", new Quantity(cpu))
-                  .addToRequests("memory", new Quantity("512Mi"))
-                .endResources()
-              .endContainer()
-            .endSpec()
+    return client.pods().resource(new PodBuilder(TestObjects.pausePod(name, "web", cpu, "512Mi"))
+            .editSpec().withNodeSelector(nodeSelector).endSpec()
             .build())
         .create();
   }

@@ -18,8 +18,14 @@ import sh.karpenter.core.resources.Resources;
  * A hand-written CloudProvider for decorator tests: every call advances a {@link TestingClock} by
  * {@link #callTakes} (so measured durations are exact), is recorded by name, and throws {@link
  * #failNextWith} once when set.
+ *
+ * <p>Core's {@link sh.karpenter.core.cloudprovider.TestingCloudProvider} models a cloud (it chooses
+ * Offerings, remembers instances) but cannot stand in here: its calls take no time on the clock, it
+ * records only create and delete, and it fails only {@code create}, only with a {@code
+ * CloudProviderException}, while {@code MeteredCloudProvider} must be shown to time the delegate's
+ * call itself and to count any method's failure, including a bug's {@code IllegalStateException}.
  */
-final class TestingCloudProvider implements CloudProvider {
+final class ScriptedCloudProvider implements CloudProvider {
   static final Instance INSTANCE =
       new Instance(
           "fake://i-1", "m5.large", "zone-a", "on-demand", Map.of(), Map.of(), Resources.EMPTY, Resources.EMPTY, "");
@@ -29,7 +35,7 @@ final class TestingCloudProvider implements CloudProvider {
   Duration callTakes = Duration.ZERO;
   RuntimeException failNextWith;
 
-  TestingCloudProvider(TestingClock clock) {
+  ScriptedCloudProvider(TestingClock clock) {
     this.clock = clock;
   }
 
