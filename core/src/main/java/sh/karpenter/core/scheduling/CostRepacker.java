@@ -3,9 +3,16 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.ojalgo.optimisation.Expression;
+import org.ojalgo.optimisation.ExpressionsBasedModel;
+import org.ojalgo.optimisation.Optimisation;
+import org.ojalgo.optimisation.Variable;
+import sh.karpenter.core.cost.BoundBudget;
 
 /**
  * Packs unconstrained pods onto instance types for cost: given pods that may go to any node of one
@@ -13,13 +20,14 @@ import java.util.Map;
  * The scheduler's first-fit pass grows a NodeClaim until no option has room, which drifts onto the
  * largest and often dearest types; {@link Scheduler} re-plans such NodeClaims with this packer.
  *
- * <p>How: each pod shape is worth what its pods cost running alone (price of the cheapest type per
- * pod by dominant resource share). Nodes are then launched greedily: each step fills one node of
- * each short-listed type (the types whose fill is worth most per dollar, plus the cheapest type
- * holding everything left) in two ways, the shapes that type carries most efficiently first, or a
- * proportional slice of every shape topped up the same way, and launches the node with the lowest
- * price per worth carried, which rewards nodes where complementary shapes (cpu-heavy with
- * memory-heavy) share the bill. Pods of one shape form one class with a count, so a step costs
+ * <p>How: pods of one shape form one class with a count. Two packings are built and the cheaper
+ * kept. The greedy one values each pod at what it costs running alone (price of the cheapest type
+ * per pod by dominant resource share) and launches, one at a time, the node of a short-listed type
+ * with the lowest price per worth carried, which rewards nodes where complementary shapes
+ * (cpu-heavy with memory-heavy) share the bill. The pattern one (up to {@link #MAX_PATTERN_CLASSES}
+ * shapes) solves the cutting-stock LP over node patterns by column generation: its duals price the
+ * classes, new patterns come from greedy and knapsack-LP fills of each type at those prices, its
+ * counts are rounded down and launched, and the few pods left are packed greedily. A step costs
  * types x shapes, not types x pods.
  */
 final class CostRepacker {
@@ -44,6 +52,10 @@ final class CostRepacker {
   private final int[] dims;
   /** Per class, what one pod is worth: its cost running alone. */
   private double[] worth;
+  /** Dimension weightings of the weighted fill modes (see {@link #shareWeights()}). */
+  private final double[][] shareWeights;
+  /** How many ways {@link #fillNode} may fill a node when pricing patterns. */
+  private final int fillModes;
 
   /**
    * @param podRequests per pod, its requests by resource index
@@ -77,6 +89,8 @@ final class CostRepacker {
       this.capacity[t] = restrict(capacity[t]);
     }
     this.price = price;
+    this.shareWeights = shareWeights();
+    this.fillModes = 3 + shareWeights.length;
   }
 
   /** Identical requests make one class. */
@@ -115,15 +129,257 @@ final class CostRepacker {
     if (efficient.isEmpty() || !packer.priceClasses(efficient)) {
       return null;
     }
-    List<Node> nodes = packer.packGreedily(efficient);
-    if (nodes == null) {
+    int[] initial = packer.remaining.clone();
+    List<Node> best = packer.packGreedily(efficient);
+    if (packer.classRequests.length <= MAX_PATTERN_CLASSES) {
+      System.arraycopy(initial, 0, packer.remaining, 0, initial.length);
+      List<Node> byPatterns = packer.packByPatterns(efficient);
+      if (byPatterns != null && (best == null || packer.priceOf(byPatterns) < packer.priceOf(best))) {
+        best = byPatterns;
+      }
+    }
+    if (best == null) {
       return null;
     }
+    return new Packing(best, packer.classMembers, packer.priceOf(best));
+  }
+
+  private double priceOf(List<Node> nodes) {
     double total = 0;
     for (Node node : nodes) {
       total += price[node.type()];
     }
-    return new Packing(nodes, packer.classMembers, total);
+    return total;
+  }
+
+  /** Pod shapes beyond which the pattern LP is not tried (the LP bound's default class budget). */
+  private static final int MAX_PATTERN_CLASSES = BoundBudget.DEFAULT.maxLpClasses();
+
+  /** Times the pattern LP is solved again on the pods its rounded-down solution left. */
+  private static final int PATTERN_ROUNDS = 4;
+
+  /** Column-generation rounds per pattern LP. */
+  private static final int PATTERN_ITERATIONS = 40;
+
+  /** New patterns added per column-generation round, those worth most per dollar first. */
+  private static final int PATTERNS_PER_ITERATION = 16;
+
+  /**
+   * Packs by the pattern LP (Gilmore and Gomory's cutting-stock relaxation): a pattern is one node
+   * of a type and how many pods of each class it carries; the LP buys fractional numbers of
+   * patterns covering every pod at least cost, and new patterns are priced from its duals (what a
+   * pod of each class is worth at the optimum), filled greedily per type. The LP's pattern counts
+   * are rounded down and launched, the LP is solved again on the pods left, and the last few pods
+   * are packed greedily, valued at the LP's duals or at their cost alone, whichever packs cheaper.
+   * Null when the LP fails or some pod cannot be placed.
+   */
+  private List<Node> packByPatterns(List<Integer> types) {
+    double[] alone = worth.clone();
+    List<Node> nodes = new ArrayList<>();
+    double[] duals = null;
+    for (int round = 0; round < PATTERN_ROUNDS && Arrays.stream(remaining).sum() > 0; round++) {
+      PatternSolution solution = solvePatterns(types, alone);
+      if (solution == null) {
+        break;
+      }
+      duals = solution.duals();
+      boolean launched = false;
+      for (int p = 0; p < solution.patterns().size(); p++) {
+        Node pattern = solution.patterns().get(p);
+        for (long k = (long) Math.floor(solution.counts()[p] + 1e-7); k > 0; k--) {
+          Node node = take(pattern);
+          if (node == null) {
+            break;
+          }
+          nodes.add(node);
+          launched = true;
+        }
+      }
+      if (!launched) {
+        break;
+      }
+    }
+    if (Arrays.stream(remaining).sum() > 0) {
+      int[] left = remaining.clone();
+      List<Node> rest = packGreedily(types);
+      if (duals != null) {
+        int[] afterAlone = remaining.clone();
+        System.arraycopy(left, 0, remaining, 0, left.length);
+        for (int c = 0; c < worth.length; c++) {
+          worth[c] = duals[c] + 1e-3 * alone[c];
+        }
+        List<Node> byDuals = packGreedily(types);
+        worth = alone;
+        if (byDuals != null && (rest == null || priceOf(byDuals) < priceOf(rest))) {
+          rest = byDuals;
+        } else {
+          System.arraycopy(afterAlone, 0, remaining, 0, left.length);
+        }
+      }
+      if (rest == null) {
+        return null;
+      }
+      nodes.addAll(rest);
+    }
+    return nodes;
+  }
+
+  /** A node carrying what is left of the pattern's pods (taken from {@link #remaining}), or null when none is. */
+  private Node take(Node pattern) {
+    int[] pods = new int[remaining.length];
+    boolean any = false;
+    for (int c = 0; c < pods.length; c++) {
+      pods[c] = Math.min(pattern.podsPerClass()[c], remaining[c]);
+      remaining[c] -= pods[c];
+      any |= pods[c] > 0;
+    }
+    return any ? new Node(pattern.type(), pods) : null;
+  }
+
+  /** The pattern LP's patterns, their (fractional) counts, and the duals of its class rows. */
+  private record PatternSolution(List<Node> patterns, double[] counts, double[] duals) {}
+
+  /**
+   * Solves the pattern LP over the pods left by column generation; null when ojAlgo finds no
+   * optimum. Starts from each type's greedy fills and, per class, a node of the type cheapest for it.
+   */
+  private PatternSolution solvePatterns(List<Integer> types, double[] alone) {
+    List<Node> patterns = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    int[] fill = new int[remaining.length];
+    for (int t : types) {
+      for (int mode = 0; mode < 3; mode++) {
+        if (fillNode(t, mode, fill) > 0) {
+          addPattern(patterns, seen, t, fill);
+        }
+      }
+    }
+    for (int c = 0; c < remaining.length; c++) {
+      if (remaining[c] == 0) {
+        continue;
+      }
+      int bestType = -1;
+      double bestCost = Double.MAX_VALUE;
+      for (int t : types) {
+        int count = Math.min(remaining[c], fitting(classRequests[c], capacity[t]));
+        if (count > 0 && price[t] / count < bestCost) {
+          bestCost = price[t] / count;
+          bestType = t;
+        }
+      }
+      if (bestType < 0) {
+        return null;
+      }
+      Arrays.fill(fill, 0);
+      fill[c] = Math.min(remaining[c], fitting(classRequests[c], capacity[bestType]));
+      addPattern(patterns, seen, bestType, fill);
+    }
+    double[] duals = null;
+    try {
+      for (int iteration = 0; iteration < PATTERN_ITERATIONS; iteration++) {
+        duals = solvePatternDual(patterns);
+        if (duals == null) {
+          return null;
+        }
+        for (int c = 0; c < worth.length; c++) {
+          worth[c] = duals[c];
+        }
+        List<Node> violated = new ArrayList<>();
+        List<Double> gain = new ArrayList<>();
+        for (int t : types) {
+          for (int mode = 0; mode <= fillModes; mode++) {
+            if (mode == fillModes && knapsackUpperBound(t) <= price[t] * (1 + 1e-6)) {
+              continue;
+            }
+            double value = mode == fillModes ? fillByKnapsackLp(t, fill) : fillNode(t, mode, fill);
+            if (value > price[t] * (1 + 1e-6) && !seen.contains(key(t, fill))) {
+              violated.add(new Node(t, fill.clone()));
+              gain.add(value / price[t]);
+            }
+          }
+        }
+        if (violated.isEmpty()) {
+          break;
+        }
+        Integer[] order = new Integer[violated.size()];
+        for (int i = 0; i < order.length; i++) {
+          order[i] = i;
+        }
+        Arrays.sort(order, Comparator.<Integer>comparingDouble(i -> -gain.get(i)).thenComparingInt(i -> i));
+        for (int i = 0; i < Math.min(PATTERNS_PER_ITERATION, order.length); i++) {
+          Node node = violated.get(order[i]);
+          addPattern(patterns, seen, node.type(), node.podsPerClass());
+        }
+      }
+    } finally {
+      worth = alone;
+    }
+    double[] counts = solvePatternPrimal(patterns);
+    return counts == null ? null : new PatternSolution(patterns, counts, duals);
+  }
+
+  private static String key(int type, int[] pods) {
+    return type + ":" + Arrays.toString(pods);
+  }
+
+  private static void addPattern(List<Node> patterns, Set<String> seen, int type, int[] pods) {
+    if (seen.add(key(type, pods))) {
+      patterns.add(new Node(type, pods.clone()));
+    }
+  }
+
+  /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
+  private double[] solvePatternDual(List<Node> patterns) {
+    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    Variable[] z = new Variable[remaining.length];
+    for (int c = 0; c < z.length; c++) {
+      z[c] = model.newVariable("z" + c).lower(0).weight(remaining[c]);
+    }
+    for (int p = 0; p < patterns.size(); p++) {
+      Node pattern = patterns.get(p);
+      Expression row = model.newExpression("p" + p).upper(price[pattern.type()]);
+      for (int c = 0; c < z.length; c++) {
+        if (pattern.podsPerClass()[c] > 0) {
+          row.set(z[c], pattern.podsPerClass()[c]);
+        }
+      }
+    }
+    Optimisation.Result result = model.maximise();
+    if (!result.getState().isOptimal()) {
+      return null;
+    }
+    double[] duals = new double[z.length];
+    for (int c = 0; c < z.length; c++) {
+      duals[c] = Math.max(0, result.doubleValue(c));
+    }
+    return duals;
+  }
+
+  /** Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0. */
+  private double[] solvePatternPrimal(List<Node> patterns) {
+    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    Expression[] cover = new Expression[remaining.length];
+    for (int c = 0; c < cover.length; c++) {
+      cover[c] = model.newExpression("c" + c).lower(remaining[c]);
+    }
+    for (int p = 0; p < patterns.size(); p++) {
+      Node pattern = patterns.get(p);
+      Variable x = model.newVariable("x" + p).lower(0).weight(price[pattern.type()]);
+      for (int c = 0; c < cover.length; c++) {
+        if (pattern.podsPerClass()[c] > 0) {
+          cover[c].set(x, pattern.podsPerClass()[c]);
+        }
+      }
+    }
+    Optimisation.Result result = model.minimise();
+    if (!result.getState().isOptimal()) {
+      return null;
+    }
+    double[] counts = new double[patterns.size()];
+    for (int p = 0; p < counts.length; p++) {
+      counts[p] = Math.max(0, result.doubleValue(p));
+    }
+    return counts;
   }
 
   /**
@@ -201,7 +457,7 @@ final class CostRepacker {
   private List<Integer> shortlist(List<Integer> types, int[] fill) {
     Map<Integer, Double> score = new java.util.HashMap<>();
     for (int t : types) {
-      double carried = Math.max(fillNode(t, false, fill), fillNode(t, true, fill));
+      double carried = Math.max(fillNode(t, 0, fill), fillNode(t, 1, fill));
       score.put(t, carried <= 0 ? Double.MAX_VALUE : price[t] / carried);
     }
     List<Integer> sorted = new ArrayList<>(types);
@@ -250,8 +506,8 @@ final class CostRepacker {
     Node best = null;
     double bestScore = Double.MAX_VALUE;
     for (int t : candidates) {
-      for (boolean proportional : new boolean[] {false, true}) {
-        double carried = fillNode(t, proportional, fill);
+      for (int mode = 0; mode < 2; mode++) {
+        double carried = fillNode(t, mode, fill);
         if (carried <= 0) {
           continue;
         }
@@ -266,14 +522,16 @@ final class CostRepacker {
   }
 
   /**
-   * Fills one node of type t into {@code fill} (pods per class) and returns the worth carried: either
-   * the classes t carries most efficiently first, each as many as fit, or first the largest equal
-   * slice of every class's remaining pods that fits, then topped up the first way.
+   * Fills one node of type t into {@code fill} (pods per class) and returns the worth carried. The
+   * classes are taken densest first (worth per share of t), each as many as fit; the share is the
+   * dominant one (mode 0), the summed one (mode 2) or a weighted sum ({@code mode - 3} indexes
+   * {@link #shareWeights}); mode 1 first takes the largest equal slice of every class's remaining
+   * pods that fits, then tops up like mode 0.
    */
-  private double fillNode(int t, boolean proportional, int[] fill) {
+  private double fillNode(int t, int mode, int[] fill) {
     long[] room = capacity[t].clone();
     Arrays.fill(fill, 0);
-    if (proportional) {
+    if (mode == 1) {
       double low = 0;
       double high = 1;
       for (int step = 0; step < 20; step++) {
@@ -289,6 +547,71 @@ final class CostRepacker {
         for (int i = 0; i < room.length; i++) {
           room[i] -= fill[c] * classRequests[c][i];
         }
+      }
+    }
+    Integer[] order = new Integer[remaining.length];
+    double[] density = new double[remaining.length];
+    for (int c = 0; c < order.length; c++) {
+      order[c] = c;
+      double share =
+          mode == 2
+              ? summedShare(classRequests[c], capacity[t], null)
+              : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
+      density[c] = share == 0 ? 0 : worth[c] / share;
+    }
+    Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
+    double carried = 0;
+    for (int c : order) {
+      int count = Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
+      if (count > 0) {
+        fill[c] += count;
+        for (int i = 0; i < room.length; i++) {
+          room[i] -= count * classRequests[c][i];
+        }
+      }
+      carried += fill[c] * worth[c];
+    }
+    return carried;
+  }
+
+
+  /**
+   * Fills one node of type t into {@code fill} from the knapsack LP (most worth in one node, pods
+   * counted fractionally), rounded down and topped up densest first; returns the worth carried, or
+   * 0 when ojAlgo finds no optimum. With several binding resources this finds the mixes the greedy
+   * fills miss, e.g. memory-heavy pods leaving just the room cpu-heavy ones need.
+   */
+  private double fillByKnapsackLp(int t, int[] fill) {
+    Arrays.fill(fill, 0);
+    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    Variable[] pods = new Variable[remaining.length];
+    boolean any = false;
+    for (int c = 0; c < pods.length; c++) {
+      int upper = Math.min(remaining[c], fitting(classRequests[c], capacity[t]));
+      any |= upper > 0 && worth[c] > 0;
+      pods[c] = model.newVariable("a" + c).lower(0).upper(upper).weight(worth[c]);
+    }
+    if (!any) {
+      return 0;
+    }
+    for (int i = 0; i < dims.length; i++) {
+      Expression row = model.newExpression("r" + i).upper(1);
+      for (int c = 0; c < pods.length; c++) {
+        if (classRequests[c][i] > 0) {
+          row.set(pods[c], (double) classRequests[c][i] / capacity[t][i]);
+        }
+      }
+    }
+    Optimisation.Result result = model.maximise();
+    if (!result.getState().isOptimal()) {
+      return 0;
+    }
+    long[] room = capacity[t].clone();
+    for (int c = 0; c < pods.length; c++) {
+      fill[c] = (int) Math.max(0, Math.floor(result.doubleValue(c) + 1e-6));
+      fill[c] = Math.min(fill[c], Math.min(remaining[c], fitting(classRequests[c], room)));
+      for (int i = 0; i < room.length; i++) {
+        room[i] -= fill[c] * classRequests[c][i];
       }
     }
     Integer[] order = new Integer[remaining.length];
@@ -312,6 +635,81 @@ final class CostRepacker {
     }
     return carried;
   }
+
+  /**
+   * An upper bound on the worth one node of type t can carry: for each resource alone, the
+   * fractional knapsack (densest per unit of it first), and the least of those.
+   */
+  private double knapsackUpperBound(int t) {
+    double bound = Double.MAX_VALUE;
+    Integer[] order = new Integer[remaining.length];
+    for (int i = 0; i < dims.length; i++) {
+      for (int c = 0; c < order.length; c++) {
+        order[c] = c;
+      }
+      int dim = i;
+      Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> classRequests[c][dim] == 0 ? Double.NEGATIVE_INFINITY : -worth[c] / classRequests[c][dim]));
+      double room = capacity[t][i];
+      double value = 0;
+      for (int c : order) {
+        int upper = Math.min(remaining[c], fitting(classRequests[c], capacity[t]));
+        if (upper <= 0 || worth[c] <= 0) {
+          continue;
+        }
+        if (classRequests[c][i] == 0) {
+          value += upper * worth[c];
+          continue;
+        }
+        double count = Math.min(upper, room / classRequests[c][i]);
+        value += count * worth[c];
+        room -= count * classRequests[c][i];
+        if (room <= 0) {
+          break;
+        }
+      }
+      bound = Math.min(bound, value);
+    }
+    return bound;
+  }
+
+  /** The summed fractions of the capacity the requests take over all dimensions. */
+  private static double summedShare(long[] requests, long[] capacity, double[] weights) {
+    double share = 0;
+    for (int i = 0; i < requests.length; i++) {
+      if (requests[i] > 0) {
+        if (capacity[i] == 0) {
+          return Double.MAX_VALUE;
+        }
+        share += (weights == null ? 1 : weights[i]) * requests[i] / capacity[i];
+      }
+    }
+    return share;
+  }
+
+  /**
+   * Weightings of the dimensions for {@link #fillNode}'s weighted modes: each dimension alone and
+   * each pair in steps of a tenth. Filling densest-first under the right weighting is the knapsack
+   * LP's optimum (the weights are its multipliers), so the sweep finds near-best patterns.
+   */
+  private double[][] shareWeights() {
+    List<double[]> weights = new ArrayList<>();
+    for (int i = 0; i < dims.length; i++) {
+      double[] unit = new double[dims.length];
+      unit[i] = 1;
+      weights.add(unit);
+      for (int j = i + 1; j < dims.length; j++) {
+        for (int step = 1; step < WEIGHT_STEPS; step++) {
+          double[] pair = new double[dims.length];
+          pair[i] = (double) step / WEIGHT_STEPS;
+          pair[j] = 1 - pair[i];
+          weights.add(pair);
+        }
+      }
+    }
+    return weights.toArray(new double[0][]);
+  }
+
+  private static final int WEIGHT_STEPS = 10;
 
   private boolean sliceFits(double fraction, long[] room) {
     for (int i = 0; i < room.length; i++) {

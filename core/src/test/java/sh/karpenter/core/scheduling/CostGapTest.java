@@ -119,7 +119,7 @@ class CostGapTest {
     Gap gap = measure(defaultNodePool(true), Mix.MIXED.pods(1000, 7));
     System.out.printf("mixed 1000 pods, spot+on-demand: cost %.4f, bound %.4f, ratio %.4f%n", gap.cost(), gap.bound(), gap.ratio());
     assertThat(gap.unschedulable()).isZero();
-    assertThat(gap.ratio()).isLessThan(1.25);
+    assertThat(gap.ratio()).isLessThan(1.10);
   }
 
   @Test
