@@ -17,7 +17,9 @@ import java.time.Instant;
  * @param maxLpClasses classes the LP is solved on; beyond it, request shapes are aggregated (see
  *     {@link LpRelaxation}), and when even the coarsest aggregation has more, the LP is skipped
  * @param maxLpPairs (class, offering) pairs the restricted LP may hold; column generation stops
- *     before a round that would exceed it, keeping the best certified round
+ *     before a round that would exceed it, keeping the best certified round. Fit cut rows (see
+ *     {@link LpRelaxation}) count against it too: a round adds them only while pairs and cut rows
+ *     together stay within it
  * @param clock reads the deadline; null when there is none
  * @param timeLimit how long the LP may take, from the start of {@link LowerBound#compute}; null when
  *     there is no deadline. It is checked before the LP and before every LP round after the first,

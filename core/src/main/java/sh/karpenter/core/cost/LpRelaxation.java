@@ -74,6 +74,15 @@ import sh.karpenter.core.resources.Resources;
  * BoundBudget}'s pair and time limits; when the budget allows no LP at all, the per-resource bound
  * is the answer.
  *
+ * <p><b>Fit cuts.</b> When the LP runs on the exact classes it also gets, for a class c and an
+ * offering o of which one node holds only a few whole pods of c ({@link #FIT_CUT_MAX_PODS}) and fewer
+ * than the capacity rows alone allow, the row {@code podCount_c * y_co <= fit_co * x_o}: no node of
+ * o can hold more than fit_co pods of c, so every integral plan satisfies it, while without it the
+ * LP packs fractional pods into small nodes (1.3 pods of 1.5 cpu into a 2-cpu node). The certificate
+ * then also charges a price per pod of c on o, paid for out of o's price fit_co times; why that is
+ * still a valid bound is in {@link #certify(double[][], double[][], int[][])}. The rows count
+ * against {@link BoundBudget#maxLpPairs()}; the aggregated LP gets none.
+ *
  * <p><b>Reductions</b>, each exact (the reduced LP has the same optimum):
  *
  * <ul>
@@ -300,7 +309,7 @@ final class LpRelaxation {
     if (budget.expired(deadline)) {
       return perResource(simple, "LP skipped: time limit of " + budget.timeLimit() + " reached");
     }
-    ColumnGeneration lp = new ColumnGeneration(aggregation.classes(), deadline);
+    ColumnGeneration lp = new ColumnGeneration(aggregation.classes(), aggregation.aggregated() ? null : fitCuts(), deadline);
     double certified = lp.run();
     List<String> notes = new ArrayList<>();
     if (aggregation.aggregated()) {
@@ -354,8 +363,52 @@ final class LpRelaxation {
    * rounding margin: a valid lower bound whatever {@code w} holds.
    */
   double certify(double[][] w) {
+    return certify(w, null, null);
+  }
+
+  /**
+   * {@link #certify(double[][])} with fit cuts: {@code zeta[c][k]} is the multiplier of the cut row
+   * {@code y_ck - fit_ck / podCount_c * x_k <= 0} of exact class c on kept offering k (see {@link
+   * #fitCuts}), read as a price of {@code z_ck = zeta_ck / podCount_c} per pod. Only pairs with
+   * {@code fit[c][k] > 0} (a real fit, whole pods) may carry one; both arrays may be null (no cuts).
+   * {@code w} and {@code zeta} are repaired in place like {@code w} alone.
+   *
+   * <p><i>Why it stays valid.</i> With the cuts the primal gains the rows {@code n_c y_co <= fit_co
+   * x_o} (pods of c on o at most fit_co per node of o; every integral plan satisfies them, since
+   * fit_co is how many whole pods of c fit one node of o alone), and the dual becomes
+   *
+   * <pre>
+   *   maximise   sum_c u_c - sum_{o bounded} maxCount_o * v_o
+   *   subject to u_c <= n_c (s_c . w_o + z_co)                  for every class c and offering o it may use
+   *              alloc_o . w_o + sum_c fit_co z_co - v_o <= price_o   for every offering o
+   *              w, v, z >= 0   (z_co = 0 where there is no cut)
+   * </pre>
+   *
+   * (the y_co column gives the first row, the x_o column the second). The repair keeps every
+   * (w, z, v, u) it produces dual feasible: negative or non-finite z are zeroed like w, an unbounded
+   * offering's w_o and z_.o are scaled together onto its price, a bounded one's v_o takes the excess
+   * of the whole left-hand side, and u_c is the least {@code n_c (s_c . w_o + z_co)}. So by weak
+   * duality the value is at most the optimum of the LP with cuts, which is at most the optimum
+   * plan's cost. Pruned offerings stay covered: an offering o' dominated by a kept unbounded k (at
+   * most its price, at most its allocatable in every requested resource, usable by a subset of k's
+   * classes) takes w_o' = w_k and z_co' = z_ck; fit_co' <= fit_ck because fit is monotone in
+   * allocatable, so {@code alloc_o' . w_k + sum_c fit_co' z_ck <= price_k <= price_o'}, and class
+   * c's row for o' reads as its row for k. The aggregated LP gets no cuts (its classes are not
+   * classes of whole pods), which is the old certificate with z = 0.
+   */
+  double certify(double[][] w, double[][] zeta, int[][] fit) {
     double total = 0;
     double magnitude = 0;
+    double[][] z = new double[perPod.size()][];
+    if (zeta != null) {
+      for (int c = 0; c < perPod.size(); c++) {
+        z[c] = new double[kept.size()];
+        for (int k = 0; k < kept.size(); k++) {
+          double perPodPrice = zeta[c][k] / podCounts.get(c);
+          z[c][k] = fit[c][k] > 0 && perPodPrice > 0 && !Double.isInfinite(perPodPrice) ? perPodPrice : 0;
+        }
+      }
+    }
     for (int k = 0; k < kept.size(); k++) {
       Kept o = kept.get(k);
       double spent = 0;
@@ -364,6 +417,11 @@ final class LpRelaxation {
           w[k][i] = 0;
         }
         spent += o.allocatable[i] * w[k][i];
+      }
+      if (zeta != null) {
+        for (int c = 0; c < perPod.size(); c++) {
+          spent += fit[c][k] * z[c][k];
+        }
       }
       if (o.offering.bounded()) {
         double excess = Math.max(0, spent - o.price()) * o.offering.maxCount();
@@ -375,12 +433,17 @@ final class LpRelaxation {
         for (int i = 0; i < dims.length; i++) {
           w[k][i] *= factor;
         }
+        if (zeta != null) {
+          for (int c = 0; c < perPod.size(); c++) {
+            z[c][k] *= factor;
+          }
+        }
       }
     }
     for (int c = 0; c < perPod.size(); c++) {
       double least = Double.POSITIVE_INFINITY;
       for (int k : keptOfGroup[groupOf.get(c)]) {
-        least = Math.min(least, dot(perPod.get(c), w[k]));
+        least = Math.min(least, dot(perPod.get(c), w[k]) + (zeta != null ? z[c][k] : 0));
       }
       double charge = least * podCounts.get(c);
       total += charge;
@@ -485,6 +548,51 @@ final class LpRelaxation {
         });
     return new Aggregation(classes, true);
   }
+
+  /**
+   * Fit cuts are only added where a node of the offering holds at most this many whole pods of the
+   * class: there rounding down loses up to a 1/(fit + 1) share of the node, which the plain LP hands
+   * out as fractional pods; with more pods per node the loss is small and the rows only cost time.
+   */
+  static final int FIT_CUT_MAX_PODS = 16;
+
+  /**
+   * Per exact class and kept offering it may use, the number of whole pods of the class that fit
+   * one node of the offering alone ({@code fit_co}: the least {@code floor(allocatable_r /
+   * requests_r)} over the requested resources, from the exact milli-values), where that cut binds:
+   * when it is at most {@link #FIT_CUT_MAX_PODS} and below the fractional count the capacity rows
+   * already allow. 0 elsewhere (no cut). Only for exact classes (see {@link #certify(double[][],
+   * double[][], int[][])}).
+   */
+  private int[][] fitCuts() {
+    int[][] fit = new int[perPod.size()][kept.size()];
+    for (int c = 0; c < perPod.size(); c++) {
+      Resources r = requests.get(c);
+      double[] s = perPod.get(c);
+      for (int k : keptOfGroup[groupOf.get(c)]) {
+        Kept o = kept.get(k);
+        long whole = Long.MAX_VALUE;
+        for (int i = 0; i < r.dimensions(); i++) {
+          if (r.milli(i) > 0) {
+            whole = Math.min(whole, Math.max(0, o.offering.allocatable().milli(i)) / r.milli(i));
+          }
+        }
+        double fractional = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < dims.length; i++) {
+          if (s[i] > 0) {
+            fractional = Math.min(fractional, o.allocatable[i] / s[i]);
+          }
+        }
+        if (whole >= 1 && whole <= FIT_CUT_MAX_PODS && whole < fractional * (1 - CUT_MIN_GAIN)) {
+          fit[c][k] = (int) whole;
+        }
+      }
+    }
+    return fit;
+  }
+
+  /** A fit cut must take at least this share off the fractional pods per node to be added. */
+  private static final double CUT_MIN_GAIN = 1e-6;
 
   /** Remainders this small (in units of the total demand of their resource) are dropped, not pooled. */
   private static final double REMAINDER_CRUMB = 1e-9;
@@ -618,6 +726,12 @@ final class LpRelaxation {
     }
   }
 
+  /**
+   * A round's dual prices: {@code w[k][i]} per kept offering and resource, and {@code zeta[c][k]}
+   * per LP class and kept offering, the multiplier of its fit cut row (0 without one).
+   */
+  private record Prices(double[][] w, double[][] zeta) {}
+
   /** Pairs each class starts with: its cheapest offerings if it were alone. */
   private static final int INITIAL_PAIRS_PER_CLASS = 8;
 
@@ -641,6 +755,8 @@ final class LpRelaxation {
    */
   private final class ColumnGeneration {
     final List<LpClass> classes;
+    /** Fit per (exact class, kept offering) where a fit cut applies, else 0; null on aggregated classes. */
+    final int[][] cutFit;
     final Instant deadline;
     final boolean[][] inModel;
     final boolean[] modelled = new boolean[kept.size()];
@@ -651,8 +767,9 @@ final class LpRelaxation {
     /** Which budget limit ended the rounds early, or empty. */
     String stopReason = "";
 
-    ColumnGeneration(List<LpClass> classes, Instant deadline) {
+    ColumnGeneration(List<LpClass> classes, int[][] cutFit, Instant deadline) {
       this.classes = classes;
+      this.cutFit = cutFit;
       this.deadline = deadline;
       this.inModel = new boolean[classes.size()][kept.size()];
       for (int c = 0; c < classes.size(); c++) {
@@ -684,10 +801,13 @@ final class LpRelaxation {
           stopReason = stoppedBy("the time limit of " + budget.timeLimit());
           break;
         }
-        double[][] w = solveRound();
-        if (w == null) {
+        double[][] cuts = cutCoefficients();
+        Prices prices = solveRound(cuts);
+        if (prices == null) {
           break;
         }
+        double[][] w = prices.w();
+        double[][] zeta = prices.zeta();
         solved = true;
         rounds++;
         double[] u = new double[classes.size()];
@@ -695,7 +815,7 @@ final class LpRelaxation {
           u[c] = Double.POSITIVE_INFINITY;
           for (int k = 0; k < kept.size(); k++) {
             if (inModel[c][k]) {
-              u[c] = Math.min(u[c], dot(classes.get(c).demand(), w[k]));
+              u[c] = Math.min(u[c], dot(classes.get(c).demand(), w[k]) + zeta[c][k]);
             }
           }
         }
@@ -707,7 +827,7 @@ final class LpRelaxation {
             added |= enter(k, u);
           }
         }
-        double value = certify(w);
+        double value = cutFit == null ? certify(w) : certify(w, zeta, cutFit);
         best = Math.max(best, value);
         if (!added) {
           break;
@@ -812,17 +932,45 @@ final class LpRelaxation {
      * reproduce its optimum, else (ojAlgo's presolve can leave rows without multipliers) the
      * solution of the restricted dual. Null when ojAlgo finds no optimum.
      */
-    private double[][] solveRound() {
+    private Prices solveRound(double[][] cuts) {
       Optimisation.Result[] primal = new Optimisation.Result[1];
-      double[][] w = solveRestrictedPrimal(primal);
-      if (w != null && restrictedDualValue(w) >= primal[0].getValue() * (1 - MULTIPLIER_TOLERANCE)) {
-        return w;
+      Prices prices = solveRestrictedPrimal(cuts, primal);
+      if (prices != null && restrictedDualValue(prices, cuts) >= primal[0].getValue() * (1 - MULTIPLIER_TOLERANCE)) {
+        return prices;
       }
-      return primal[0] == null || primal[0].getState().isOptimal() ? solveRestrictedDual() : null;
+      return primal[0] == null || primal[0].getState().isOptimal() ? solveRestrictedDual(cuts) : null;
     }
 
-    /** The restricted dual objective of w, repaired onto the price constraints (w is not changed). */
-    private double restrictedDualValue(double[][] w) {
+    /**
+     * This round's fit cut rows: per LP class and kept offering, the coefficient {@code fit_ck /
+     * podCount_c} of x_k in the row {@code y_ck - fit_ck / podCount_c * x_k <= 0}, for pairs in the
+     * model with a cut, while the rows and the pairs together stay within the budget's pair limit
+     * (cuts are optional: leaving one out only loosens the bound); 0 where there is no row.
+     */
+    private double[][] cutCoefficients() {
+      double[][] cuts = new double[classes.size()][kept.size()];
+      if (cutFit == null) {
+        return cuts;
+      }
+      int rows = 0;
+      for (int c = 0; c < classes.size(); c++) {
+        for (int k = 0; k < kept.size(); k++) {
+          if (inModel[c][k] && cutFit[c][k] > 0 && pairs + rows < budget.maxLpPairs()) {
+            cuts[c][k] = (double) cutFit[c][k] / podCounts.get(c);
+            rows++;
+          }
+        }
+      }
+      return cuts;
+    }
+
+    /**
+     * The restricted dual objective of the prices, repaired onto the price constraints (they are
+     * not changed).
+     */
+    private double restrictedDualValue(Prices prices, double[][] cuts) {
+      double[][] w = prices.w();
+      double[][] zeta = prices.zeta();
       double total = 0;
       double[] scale = new double[kept.size()];
       for (int k = 0; k < kept.size(); k++) {
@@ -831,6 +979,9 @@ final class LpRelaxation {
         }
         Kept o = kept.get(k);
         double spent = dot(o.allocatable, w[k]);
+        for (int c = 0; c < classes.size(); c++) {
+          spent += cuts[c][k] * zeta[c][k];
+        }
         scale[k] = 1;
         if (o.offering.bounded()) {
           total -= Math.max(0, spent - o.price()) * o.offering.maxCount();
@@ -842,7 +993,7 @@ final class LpRelaxation {
         double least = Double.POSITIVE_INFINITY;
         for (int k = 0; k < kept.size(); k++) {
           if (inModel[c][k]) {
-            least = Math.min(least, dot(classes.get(c).demand(), w[k]) * scale[k]);
+            least = Math.min(least, (dot(classes.get(c).demand(), w[k]) + zeta[c][k]) * scale[k]);
           }
         }
         total += least;
@@ -858,7 +1009,7 @@ final class LpRelaxation {
      * offering and resource, far fewer than the dual's row per pair, which is what ojAlgo's dense
      * simplex pays for: on 40 classes it is about 20 times faster.
      */
-    private double[][] solveRestrictedPrimal(Optimisation.Result[] resultOut) {
+    private Prices solveRestrictedPrimal(double[][] cuts, Optimisation.Result[] resultOut) {
       ExpressionsBasedModel model = new ExpressionsBasedModel();
       configure(model);
       Expression[] routed = new Expression[classes.size()];
@@ -895,6 +1046,11 @@ final class LpRelaxation {
                 capacity[i].set(share, demand[i]);
               }
             }
+            if (cuts[c][k] > 0) {
+              Expression cut = model.newExpression(cutRow(c, k)).upper(0);
+              cut.set(share, 1);
+              cut.set(nodes, -cuts[c][k]);
+            }
           }
         }
       }
@@ -916,11 +1072,23 @@ final class LpRelaxation {
           }
         }
       }
-      return prices;
+      double[][] zeta = new double[classes.size()][kept.size()];
+      for (int c = 0; c < classes.size(); c++) {
+        for (int k = 0; k < kept.size(); k++) {
+          if (cuts[c][k] > 0) {
+            zeta[c][k] = Math.abs(multipliers.getOrDefault(cutRow(c, k), 0.0));
+          }
+        }
+      }
+      return new Prices(prices, zeta);
     }
 
     private static String capacityRow(int k, int i) {
       return "r" + k + "_" + i;
+    }
+
+    private static String cutRow(int c, int k) {
+      return "f" + c + "_" + k;
     }
 
     private static void configure(ExpressionsBasedModel model) {
@@ -933,7 +1101,7 @@ final class LpRelaxation {
      * dual: its w may violate left-out pairs, which the next round adds) and returns its w (zero
      * outside the model), or null when ojAlgo finds no optimum.
      */
-    private double[][] solveRestrictedDual() {
+    private Prices solveRestrictedDual(double[][] cuts) {
       ExpressionsBasedModel model = new ExpressionsBasedModel();
       configure(model);
       Variable[] u = new Variable[classes.size()];
@@ -941,6 +1109,7 @@ final class LpRelaxation {
         u[c] = model.newVariable("u" + c).weight(1);
       }
       Variable[][] w = new Variable[kept.size()][];
+      Variable[][] zeta = new Variable[classes.size()][kept.size()];
       for (int k = 0; k < kept.size(); k++) {
         if (!modelled[k]) {
           continue;
@@ -967,6 +1136,11 @@ final class LpRelaxation {
                 pair.set(w[k][i], -demand[i]);
               }
             }
+            if (cuts[c][k] > 0) {
+              zeta[c][k] = model.newVariable("z" + c + "_" + k).lower(0);
+              pair.set(zeta[c][k], -1);
+              budget.set(zeta[c][k], cuts[c][k]);
+            }
           }
         }
       }
@@ -982,7 +1156,15 @@ final class LpRelaxation {
           }
         }
       }
-      return prices;
+      double[][] cutPrices = new double[classes.size()][kept.size()];
+      for (int c = 0; c < classes.size(); c++) {
+        for (int k = 0; k < kept.size(); k++) {
+          if (zeta[c][k] != null) {
+            cutPrices[c][k] = result.doubleValue(model.indexOf(zeta[c][k]));
+          }
+        }
+      }
+      return new Prices(prices, cutPrices);
     }
   }
 

@@ -24,6 +24,18 @@ class LowerBoundPropertiesTest {
     }
   }
 
+  /**
+   * Pods in identical copies make classes of several pods, where the fit cuts matter most: the
+   * bound with them must still never exceed the optimum.
+   */
+  @Test
+  void neverExceedsTheOptimumWithClassesOfSeveralPods() {
+    Random random = new Random(20261123);
+    for (int i = 0; i < 1000; i++) {
+      checkBelowOptimum(SmallInstance.randomCopies(random));
+    }
+  }
+
   private static void checkBelowOptimum(SmallInstance instance) {
     double optimum = instance.optimum();
     LowerBound bound = LowerBound.compute(instance.classes(), instance.offerings());

@@ -13,6 +13,7 @@ import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Labels;
 
@@ -63,6 +64,33 @@ class LowerBoundTest {
     // while the best single resource (memory at 1/32 per Gi) gives 1.25.
     assertEquals(1.8, bound.lpPerHour(), TOLERANCE);
     assertEquals(1.25, bound.simplePerHour(), TOLERANCE);
+  }
+
+  @Test
+  void fitCutsChargeTheWholeNodeAPodLeavesNoRoomOn() {
+    // Pods of 1.5 cpu: a 2-cpu node (1.0) holds one, a 4-cpu node (2.2) two. The plain LP packs
+    // 1.33 pods into every 2-cpu node (4.5 cpu at 0.5 per cpu: 2.25); the cut "pods on an offering
+    // <= fit x nodes" charges each pod a whole small node, which is the true optimum: three small
+    // nodes (3.0; one large and one small cost 3.2).
+    Resources pod = Resources.builder().milli(ResourceNames.CPU, 1500).milli(ResourceNames.PODS, 1000).build();
+    List<CandidateOffering> offerings =
+        List.of(
+            CandidateOffering.purchasable("small", 1.0, Resources.builder().milli(ResourceNames.CPU, 2000).milli(ResourceNames.PODS, 110_000).build()),
+            CandidateOffering.purchasable("large", 2.2, Resources.builder().milli(ResourceNames.CPU, 4000).milli(ResourceNames.PODS, 110_000).build()));
+    SmallInstance instance = new SmallInstance(List.of(pod, pod, pod), List.of(all(2), all(2), all(2)), offerings);
+    double optimum = instance.optimum();
+    assertEquals(3.0, optimum, TOLERANCE);
+
+    LowerBound bound = LowerBound.compute(instance.classes(), offerings);
+
+    assertEquals(LowerBound.Method.LP, bound.method());
+    assertEquals(optimum, bound.perHour(), TOLERANCE);
+    assertTrue(bound.perHour() <= optimum, () -> bound + " exceeds the optimum");
+    assertEquals(2.25, bound.simplePerHour(), TOLERANCE);
+
+    // Cut rows count against the pair budget: with room for the two pairs only, no cut is added.
+    LowerBound withoutRoom = LowerBound.compute(instance.classes(), offerings, BoundBudget.DEFAULT.withLimits(40, 2));
+    assertEquals(2.25, withoutRoom.perHour(), TOLERANCE);
   }
 
   @Test

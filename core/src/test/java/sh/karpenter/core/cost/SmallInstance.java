@@ -67,6 +67,26 @@ record SmallInstance(List<Resources> pods, List<BitSet> podCandidates, List<Cand
     return new SmallInstance(pods, candidates, base.offerings());
   }
 
+  /**
+   * A random instance whose pods come in identical copies (same requests and candidates): 1-3
+   * shapes of 1-3 pods each, at most 7 pods, so the bound sees classes of several pods, where fit
+   * cuts ({@code pods of a class on an offering <= fit x nodes}) are not the one-pod case.
+   */
+  static SmallInstance randomCopies(Random random) {
+    SmallInstance base = random(random);
+    List<Resources> pods = new ArrayList<>();
+    List<BitSet> candidates = new ArrayList<>();
+    int shapes = Math.min(base.pods().size(), 1 + random.nextInt(3));
+    for (int s = 0; s < shapes; s++) {
+      int copies = 1 + random.nextInt(3);
+      for (int c = 0; c < copies && pods.size() < 7; c++) {
+        pods.add(base.pods().get(s));
+        candidates.add(base.podCandidates().get(s));
+      }
+    }
+    return new SmallInstance(pods, candidates, base.offerings());
+  }
+
   /** cpu cores, memory GiB, pods. */
   static Resources vector(long cpu, long memoryGi, long pods) {
     return Resources.builder()
