@@ -294,29 +294,23 @@ public final class WorkQueue<K> implements AutoCloseable {
 
   /** Keys ready to be handed out. */
   public int depth() {
-    lock.lock();
-    try {
-      return queue.size();
-    } finally {
-      lock.unlock();
-    }
+    return locked(() -> queue.size());
   }
 
   /** Keys parked by {@link #addAfter} or {@link #addRateLimited}, not yet due. */
   public int waitingCount() {
-    lock.lock();
-    try {
-      return waitingUntil.size();
-    } finally {
-      lock.unlock();
-    }
+    return locked(() -> waitingUntil.size());
   }
 
   /** When a parked key becomes due, if it is parked. */
   public Optional<Instant> readyAt(K key) {
+    return locked(() -> Optional.ofNullable(waitingUntil.get(key)));
+  }
+
+  private <T> T locked(java.util.function.Supplier<T> read) {
     lock.lock();
     try {
-      return Optional.ofNullable(waitingUntil.get(key));
+      return read.get();
     } finally {
       lock.unlock();
     }
@@ -324,12 +318,7 @@ public final class WorkQueue<K> implements AutoCloseable {
 
   /** Keys handed out and not yet done. */
   public int processingCount() {
-    lock.lock();
-    try {
-      return processing.size();
-    } finally {
-      lock.unlock();
-    }
+    return locked(() -> processing.size());
   }
 
   /** Stops handing out keys and wakes every blocked {@link #get()}; parked keys are dropped. */

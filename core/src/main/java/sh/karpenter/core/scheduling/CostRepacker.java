@@ -559,6 +559,15 @@ final class CostRepacker {
               : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
       density[c] = share == 0 ? 0 : worth[c] / share;
     }
+    return topUpDensestFirst(order, density, fill, room);
+  }
+
+
+  /**
+   * Adds to {@code fill} as many more pods of each class as still fit in {@code room}, densest class
+   * first (ties by class index, so the result is deterministic); returns the worth {@code fill} carries.
+   */
+  private double topUpDensestFirst(Integer[] order, double[] density, int[] fill, long[] room) {
     Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
     double carried = 0;
     for (int c : order) {
@@ -573,7 +582,6 @@ final class CostRepacker {
     }
     return carried;
   }
-
 
   /**
    * Fills one node of type t into {@code fill} from the knapsack LP (most worth in one node, pods
@@ -621,19 +629,7 @@ final class CostRepacker {
       double share = dominantShare(classRequests[c], capacity[t]);
       density[c] = share == 0 ? 0 : worth[c] / share;
     }
-    Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
-    double carried = 0;
-    for (int c : order) {
-      int count = Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
-      if (count > 0) {
-        fill[c] += count;
-        for (int i = 0; i < room.length; i++) {
-          room[i] -= count * classRequests[c][i];
-        }
-      }
-      carried += fill[c] * worth[c];
-    }
-    return carried;
+    return topUpDensestFirst(order, density, fill, room);
   }
 
   /**
