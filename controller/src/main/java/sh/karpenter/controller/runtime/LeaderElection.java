@@ -1,5 +1,6 @@
 package sh.karpenter.controller.runtime;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -84,6 +86,10 @@ public final class LeaderElection implements AutoCloseable {
   private final ExecutorService callbacks;
   private volatile LeaderElector elector;
   private volatile CompletableFuture<?> running;
+  /** Confirms the Lease while leading (see {@link #checkLease()}); null when leader election is off. */
+  private volatile ScheduledExecutorService watchdog;
+  /** {@link System#nanoTime()} of the last read of the Lease that showed this replica as its holder. */
+  private volatile long confirmedAt;
 
   /** Leader election on the Lease described by {@code config}. */
   public LeaderElection(KubernetesClient client, Config config) {
@@ -166,18 +172,63 @@ public final class LeaderElection implements AutoCloseable {
             .build())
         .build();
     running = elector.start();
+    watchdog = Executors.newScheduledThreadPool(2, runnable -> {
+      Thread thread = new Thread(runnable, "leader-election-" + config.name() + "-watchdog");
+      thread.setDaemon(true);
+      return thread;
+    });
+    long period = config.retryPeriod().toMillis();
+    watchdog.scheduleWithFixedDelay(this::confirmLease, period, period, TimeUnit.MILLISECONDS);
+    // A separate task, so a read blocked on a dead connection cannot keep the deadline from passing.
+    watchdog.scheduleWithFixedDelay(this::checkDeadline, period, period, TimeUnit.MILLISECONDS);
     running.whenComplete((ignored, error) -> {
-      if (error != null && !closed.get()) {
+      if (!closed.get()) {
+        // The election loop ended on its own (e.g. the client was closed or failed for good): the Lease
+        // is no longer renewed, so whatever we led must stop, or two replicas would lead at once.
         LOG.error("leader election ended lease={}/{}", config.namespace(), config.name(), error);
+        lostLeadership();
       }
     });
     LOG.info("leader election started lease={}/{} identity={}", config.namespace(), config.name(), config.identity());
+  }
+
+  /**
+   * Fencing, independent of the elector's own loop: while leading, read the Lease every retry period;
+   * another holder, or no successful read showing us as holder for the renew deadline (the API server
+   * is unreachable, the client is gone), means another replica may lead by now, so stop leading.
+   * fabric8's elector alone can stay blocked on a dead connection without ever giving leadership up.
+   * {@link #confirmLease()} reads, {@link #checkDeadline()} judges.
+   */
+  private void confirmLease() {
+    if (!leader.get() || closed.get()) {
+      return;
+    }
+    try {
+      Lease lease = client.resources(Lease.class).inNamespace(config.namespace()).withName(config.name()).get();
+      String holder = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+      if (config.identity().equals(holder)) {
+        confirmedAt = System.nanoTime();
+      } else {
+        LOG.warn("lease {}/{} is held by {}, not by this replica", config.namespace(), config.name(), holder);
+        lostLeadership();
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("could not read lease {}/{}: {}", config.namespace(), config.name(), e.toString());
+    }
+  }
+
+  private void checkDeadline() {
+    if (leader.get() && !closed.get() && System.nanoTime() - confirmedAt > config.renewDeadline().toNanos()) {
+      LOG.error("could not confirm lease {}/{} within the renew deadline of {}", config.namespace(), config.name(), config.renewDeadline());
+      lostLeadership();
+    }
   }
 
   private void becameLeader() {
     if (closed.get() || !leader.compareAndSet(false, true)) {
       return;
     }
+    confirmedAt = System.nanoTime();
     LOG.info("started leading lease={} identity={}", config == null ? "-" : config.namespace() + "/" + config.name(), identity());
     runCallbacks(startedCallbacks, "onStartedLeading");
   }
@@ -214,6 +265,9 @@ public final class LeaderElection implements AutoCloseable {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    if (watchdog != null) {
+      watchdog.shutdownNow();
     }
     CompletableFuture<?> future = running;
     if (future != null) {

@@ -10,7 +10,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraintBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,7 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingResult;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.kwok.KwokCloudProvider;
+import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.InProcessOperators;
 import sh.karpenter.testkit.fixtures.NodePoolYaml;
@@ -166,6 +169,43 @@ class ControllerE2EIT {
     Map<String, Long> podsPerNode = client.pods().list().getItems().stream()
         .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
     assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
+  }
+
+  @Test
+  void aLeaderThatDiesWithoutReleasingTheLeaseIsReplacedOnceTheLeaseExpires(ControlPlane controlPlane, KubernetesClient client) {
+    InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
+    TestObjects.createNodeClass(client);
+    nodePool("default", "on-demand").create(client);
+    Options options = InProcessOperators.options().withLeaderElection(true, "karpenter-leader-election", client.getNamespace());
+    // Each replica talks to the API server through a client of its own, so one can be cut off alone.
+    KubernetesClient firstClient = operators.track(ownClient(controlPlane));
+    KubernetesClient secondClient = operators.track(ownClient(controlPlane));
+    Operator first = operators.start(firstClient, operators.provider(firstClient, catalog), options);
+    Operator second = operators.start(secondClient, operators.provider(secondClient, catalog), options);
+    await().atMost(TIMEOUT).until(() -> first.isLeader() ^ second.isLeader());
+    boolean firstLeads = first.isLeader();
+    Operator leader = firstLeads ? first : second;
+    Operator follower = firstLeads ? second : first;
+
+    separatedPods("a", 2).forEach(pod -> client.pods().resource(pod).create());
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(2).allMatch(TestObjects::running));
+
+    // The leader's process "dies": its connection goes away and the Lease is never released.
+    (firstLeads ? firstClient : secondClient).close();
+    await().atMost(TIMEOUT).until(follower::isLeader);
+    await().atMost(TIMEOUT).until(leader::leadershipWasLost);
+    separatedPods("b", 2).forEach(pod -> client.pods().resource(pod).create());
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(4).allMatch(TestObjects::running));
+
+    List<Node> nodes = client.nodes().list().getItems();
+    assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
+    Map<String, Long> podsPerNode = client.pods().list().getItems().stream()
+        .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
+    assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
+  }
+
+  private static KubernetesClient ownClient(ControlPlane controlPlane) {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(controlPlane.kubeconfig().toFile())).build();
   }
 
   /** Pods of one app that must each run on a different node. */
