@@ -1,17 +1,14 @@
 package sh.karpenter.benchmarks;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.client.CollectorRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,8 +19,10 @@ import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.runtime.KubernetesEventRecorder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.kwok.KwokCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlane;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
  * The controller benchmark of the controller issue: a burst of pending pods on the real control
@@ -43,9 +42,12 @@ public final class ControllerBurst {
     KubernetesClient client = ControlPlane.shared().client();
     String namespace = "burst-" + Long.toHexString(System.nanoTime());
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
-    client.resource(client.getKubernetesSerialization().unmarshal(
-        "apiVersion: karpenter.kwok.sh/v1alpha1\nkind: KWOKNodeClass\nmetadata:\n  name: default\n", KWOKNodeClass.class)).createOr(r -> r.update());
-    client.resource(client.getKubernetesSerialization().unmarshal("""
+    client.resource(TestObjects.yaml(client, KWOKNodeClass.class, """
+        apiVersion: karpenter.kwok.sh/v1alpha1
+        kind: KWOKNodeClass
+        metadata: {name: %s}
+        """.formatted(TestObjects.DEFAULT_NODE_CLASS))).createOr(r -> r.update());
+    client.resource(TestObjects.yaml(client, NodePool.class, """
         apiVersion: karpenter.sh/v1
         kind: NodePool
         metadata:
@@ -59,7 +61,7 @@ public final class ControllerBurst {
                 - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
                 - {key: kubernetes.io/os, operator: In, values: [linux]}
                 - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        """, NodePool.class)).createOr(r -> r.update());
+        """)).createOr(r -> r.update());
 
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", namespace);
@@ -76,8 +78,8 @@ public final class ControllerBurst {
       String[] memory = {"128Mi", "512Mi", "1Gi", "2Gi", "4Gi"};
       long start = System.nanoTime();
       for (int i = 0; i < pods; i++) {
-        Pod pod = pod(namespace, "burst-" + i, cpu[random.nextInt(cpu.length)], memory[random.nextInt(memory.length)]);
-        creators.submit(() -> client.pods().resource(pod).create());
+        Pod pod = TestObjects.pausePod("burst-" + i, "burst", cpu[random.nextInt(cpu.length)], memory[random.nextInt(memory.length)]);
+        creators.submit(() -> client.pods().inNamespace(namespace).resource(pod).create());
       }
       creators.shutdown();
       int lastClaims = 0;
@@ -111,8 +113,10 @@ public final class ControllerBurst {
       }
       System.gc();
       long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-      System.out.printf("pods=%d nodeclaims=%d nodes=%d%n", pods, lastClaims,
-          operator.informers().nodes().getStore().list().size());
+      // Only the burst NodePool's nodes: a shared control plane may hold others.
+      List<Node> nodes = operator.informers().nodes().getStore().list().stream()
+          .filter(n -> "burst".equals(n.getMetadata().getLabels().get(Labels.NODE_POOL))).toList();
+      System.out.printf("pods=%d nodeclaims=%d nodes=%d%n", pods, lastClaims, nodes.size());
       System.out.printf("burst to all pods created:       %.2f s%n", (allCreated - start) / 1e9);
       System.out.printf("burst to first NodeClaim:        %.2f s%n", (firstClaim - start) / 1e9);
       System.out.printf("burst to last NodeClaim created: %.2f s%n", (lastClaimChange - start) / 1e9);
@@ -127,7 +131,7 @@ public final class ControllerBurst {
           requested[1] += requests.get("memory").getNumericalAmount().doubleValue();
         }
       }
-      for (var node : operator.informers().nodes().getStore().list()) {
+      for (Node node : nodes) {
         allocatable[0] += node.getStatus().getAllocatable().get("cpu").getNumericalAmount().doubleValue();
         allocatable[1] += node.getStatus().getAllocatable().get("memory").getNumericalAmount().doubleValue();
       }
@@ -137,14 +141,5 @@ public final class ControllerBurst {
       client.namespaces().withName(namespace).delete();
       client.resources(NodePool.class).withName("burst").delete();
     }
-  }
-
-  private static Pod pod(String namespace, String name, String cpu, String memory) {
-    return new PodBuilder()
-        .withNewMetadata().withName(name).withNamespace(namespace).withLabels(Map.of("app", "burst")).endMetadata()
-        .withNewSpec().withTerminationGracePeriodSeconds(0L)
-        .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
-        .withNewResources().withRequests(new HashMap<>(Map.of("cpu", new Quantity(cpu), "memory", new Quantity(memory)))).endResources()
-        .endContainer().endSpec().build();
   }
 }
