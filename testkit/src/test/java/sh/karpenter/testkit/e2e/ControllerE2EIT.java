@@ -128,12 +128,8 @@ class ControllerE2EIT {
     String zone = first.getMetadata().getLabels().get(Labels.ZONE);
 
     provider.failures().blockOffering(cheapestType, zone, "on-demand");
-    Pod second = new PodBuilder(TestObjects.pausePod("second", "other", "1", "1Gi")).editSpec()
-        .withNodeSelector(Map.of(Labels.ZONE, zone))
-        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
-        .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "app")).build())
-        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
-        .endSpec().build();
+    Pod second = awayFrom("app", TestObjects.pausePod("second", "other", "1", "1Gi"));
+    second.getSpec().setNodeSelector(Map.of(Labels.ZONE, zone));
     client.pods().resource(second).create();
 
     await().atMost(TIMEOUT).untilAsserted(() -> assertThat(TestObjects.running(client.pods().withName("second").get())).isTrue());
@@ -156,19 +152,15 @@ class ControllerE2EIT {
     Operator follower = leader == first ? second : first;
 
     separatedPods("a", 3).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(3).allMatch(TestObjects::running));
+    awaitAllRunning(client, 3);
     assertThat(follower.isLeader()).isFalse();
 
     leader.close();
     await().atMost(TIMEOUT).until(follower::isLeader);
     separatedPods("b", 3).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(6).allMatch(TestObjects::running));
+    awaitAllRunning(client, 6);
 
-    List<Node> nodes = client.nodes().list().getItems();
-    assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
-    Map<String, Long> podsPerNode = client.pods().list().getItems().stream()
-        .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
-    assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
+    assertNothingLaunchedTwice(client);
   }
 
   @Test
@@ -188,20 +180,38 @@ class ControllerE2EIT {
     Operator follower = firstLeads ? second : first;
 
     separatedPods("a", 2).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(2).allMatch(TestObjects::running));
+    awaitAllRunning(client, 2);
 
     // The leader's process "dies": its connection goes away and the Lease is never released.
     (firstLeads ? firstClient : secondClient).close();
     await().atMost(TIMEOUT).until(follower::isLeader);
     await().atMost(TIMEOUT).until(leader::leadershipWasLost);
     separatedPods("b", 2).forEach(pod -> client.pods().resource(pod).create());
-    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(4).allMatch(TestObjects::running));
+    awaitAllRunning(client, 4);
 
+    assertNothingLaunchedTwice(client);
+  }
+
+  private static void awaitAllRunning(KubernetesClient client, int pods) {
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(client.pods().list().getItems()).hasSize(pods).allMatch(TestObjects::running));
+  }
+
+  /** One NodeClaim per Node and no Node without a pod: no replica launched a second node for the same pods. */
+  private static void assertNothingLaunchedTwice(KubernetesClient client) {
     List<Node> nodes = client.nodes().list().getItems();
     assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
     Map<String, Long> podsPerNode = client.pods().list().getItems().stream()
         .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName(), Collectors.counting()));
     assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
+  }
+
+  /** {@code pod} with required hostname anti-affinity to the pods labelled {@code app=<app>}. */
+  private static Pod awayFrom(String app, Pod pod) {
+    return new PodBuilder(pod).editSpec()
+        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build())
+        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
+        .endSpec().build();
   }
 
   private static KubernetesClient ownClient(ControlPlane controlPlane) {
@@ -212,11 +222,7 @@ class ControllerE2EIT {
   private static List<Pod> separatedPods(String app, int count) {
     List<Pod> pods = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      pods.add(new PodBuilder(TestObjects.pausePod(app + "-" + i, app, "1", "1Gi")).editSpec()
-          .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
-          .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build())
-          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
-          .endSpec().build());
+      pods.add(awayFrom(app, TestObjects.pausePod(app + "-" + i, app, "1", "1Gi")));
     }
     return pods;
   }
@@ -246,11 +252,7 @@ class ControllerE2EIT {
           .endSpec().build());
     }
     for (int i = 0; i < 4; i++) {
-      pods.add(new PodBuilder(TestObjects.pausePod("db-" + i, "db", "1", "2Gi")).editSpec()
-          .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
-          .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "db")).build())
-          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
-          .endSpec().build());
+      pods.add(awayFrom("db", TestObjects.pausePod("db-" + i, "db", "1", "2Gi")));
     }
     for (int i = 0; i < 20; i++) {
       pods.add(new PodBuilder(TestObjects.pausePod("batch-" + i, "batch", "1", "1Gi")).editSpec()

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.KubernetesEventRecorder;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.TestObjects;
 
 @ControlPlaneTest
 class EventRecorderIT {
@@ -32,12 +32,7 @@ class EventRecorderIT {
   }
 
   private static Pod pod(KubernetesClient client, String name) {
-    return client.pods().resource(new PodBuilder()
-            .withNewMetadata().withName(name).endMetadata()
-            .withNewSpec().addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer()
-            .endSpec()
-            .build())
-        .create();
+    return client.pods().resource(TestObjects.pausePod(name, "events")).create();
   }
 
   private static List<Event> eventsAbout(KubernetesClient client, String namespace, String uid, String reason) {

@@ -130,12 +130,7 @@ class PlanScenarioTest {
     ScenarioPlan plan = ScenarioPlan.ofResources("database-anti-affinity.yaml");
 
     assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).isEmpty();
-    Set<String> hosts = new HashSet<>();
-    for (int i = 0; i < 5; i++) {
-      assertThat(plan.existingNodeOf("db/cassandra-" + i)).as("cassandra-%d avoids the legacy replica's host", i).isNull();
-      hosts.add(plan.claimOf("db/cassandra-" + i).path("name").asText());
-    }
-    assertThat(hosts).hasSize(5);
+    assertEachOnANewNodeClaimOfItsOwn(plan, "db/cassandra-", 5);
     assertThat(plan.existingNodeOf("db/repair-tool")).isEqualTo("db-host-1");
   }
 
@@ -181,12 +176,7 @@ class PlanScenarioTest {
     ScenarioPlan plan = ScenarioPlan.ofResources("host-ports.yaml");
 
     assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).isEmpty();
-    Set<String> nodes = new HashSet<>();
-    for (int i = 0; i < 4; i++) {
-      assertThat(plan.existingNodeOf("ingress/ingress-" + i)).isNull();
-      nodes.add(plan.claimOf("ingress/ingress-" + i).path("name").asText());
-    }
-    assertThat(nodes).hasSize(4);
+    assertEachOnANewNodeClaimOfItsOwn(plan, "ingress/ingress-", 4);
     assertThat(plan.existingNodeOf("ingress/batch-helper")).isEqualTo("edge-1");
   }
 
@@ -229,5 +219,15 @@ class PlanScenarioTest {
     plan.claims().forEach(c -> c.path("pods").forEach(p -> planned.add(p.asText())));
     assertThat(planned).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(plan.json.at("/summary/costPerHour").decimalValue()).isGreaterThan(BigDecimal.ZERO);
+  }
+
+  /** Pods {@code <prefix>0 .. <prefix>(count-1)} each on a NodeClaim of its own, none on an existing node. */
+  private static void assertEachOnANewNodeClaimOfItsOwn(ScenarioPlan plan, String prefix, int count) {
+    Set<String> claims = new HashSet<>();
+    for (int i = 0; i < count; i++) {
+      assertThat(plan.existingNodeOf(prefix + i)).as(prefix + i).isNull();
+      claims.add(plan.claimOf(prefix + i).path("name").asText());
+    }
+    assertThat(claims).as("NodeClaims of %s*", prefix).hasSize(count);
   }
 }
