@@ -19,6 +19,7 @@ import sh.karpenter.controller.cloudprovider.MeteredCloudProvider;
 import sh.karpenter.controller.health.HealthServer;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.node.NodeTermination;
+import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
 import sh.karpenter.controller.nodepool.NodePoolCounter;
 import sh.karpenter.controller.nodepool.NodePoolReadiness;
@@ -119,11 +120,7 @@ public final class Operator implements AutoCloseable {
       enqueueNodePool(counter, claim);
     }));
     informers.nodes().addEventHandler(handler((Node node) -> {
-      String providerId = node.getSpec() == null ? null : node.getSpec().getProviderID();
-      if (providerId != null && !providerId.isEmpty()) {
-        informers.nodeClaims().getIndexer().byIndex(Informers.NODECLAIM_BY_PROVIDER_ID, providerId)
-            .forEach(claim -> lifecycle.enqueue(claim.getMetadata().getName()));
-      }
+      NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> lifecycle.enqueue(claim.getMetadata().getName()));
       if (node.getMetadata().getDeletionTimestamp() != null) {
         termination.enqueue(node.getMetadata().getName());
       }
@@ -134,11 +131,7 @@ public final class Operator implements AutoCloseable {
           Controller.linearScaleReconciles(cpus, 10, 100), clock, observer);
       informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
       informers.nodes().addEventHandler(handler((Node node) -> {
-        String providerId = node.getSpec() == null ? null : node.getSpec().getProviderID();
-        if (providerId != null && !providerId.isEmpty()) {
-          informers.nodeClaims().getIndexer().byIndex(Informers.NODECLAIM_BY_PROVIDER_ID, providerId)
-              .forEach(claim -> prebind.enqueue(claim.getMetadata().getName()));
-        }
+        NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> prebind.enqueue(claim.getMetadata().getName()));
       }));
     }
     informers.nodePools().addEventHandler(handler((NodePool pool) -> {
@@ -161,6 +154,10 @@ public final class Operator implements AutoCloseable {
     Controller<String> controller = new Controller<>(name, reconciler, workers, clock, observer);
     controllers.add(controller);
     return controller;
+  }
+
+  private static String providerId(Node node) {
+    return node.getSpec() == null ? null : node.getSpec().getProviderID();
   }
 
   private void enqueueNodePool(Controller<String> counter, HasMetadata object) {

@@ -96,8 +96,8 @@ public final class Prebinder implements Reconciler<String> {
 
   @Override
   public Result reconcile(String name) {
-    List<PodRef> refs = state.prebindings().get(name);
-    if (refs == null) {
+    List<PodRef> refs = state.prebindings(name);
+    if (refs.isEmpty()) {
       return Result.done();
     }
     NodeClaim claim = NodeClaims.get(client, informers, name);
@@ -250,20 +250,26 @@ public final class Prebinder implements Reconciler<String> {
         .allMatch(t -> tolerations.stream().anyMatch(toleration -> tolerates(toleration, t)));
   }
 
-  /** Kubernetes' {@code Toleration.ToleratesTaint}. */
+  /**
+   * Kubernetes' {@code Toleration.ToleratesTaint}, through core's {@link
+   * sh.karpenter.core.taints.Toleration#tolerates}; a toleration or taint core cannot parse (an
+   * unknown operator or effect) tolerates nothing.
+   */
   static boolean tolerates(Toleration toleration, Taint taint) {
-    if (!blank(toleration.getEffect()) && !toleration.getEffect().equals(taint.getEffect())) {
+    try {
+      String effect = toleration.getEffect();
+      var coreToleration = new sh.karpenter.core.taints.Toleration(
+          toleration.getKey(),
+          sh.karpenter.core.taints.Toleration.Operator.parse(toleration.getOperator()),
+          toleration.getValue(),
+          effect == null || effect.isEmpty() ? null : sh.karpenter.core.taints.Taint.Effect.parse(effect),
+          null);
+      var coreTaint = new sh.karpenter.core.taints.Taint(
+          Objects.requireNonNullElse(taint.getKey(), ""), taint.getValue(), sh.karpenter.core.taints.Taint.Effect.parse(taint.getEffect()));
+      return coreToleration.tolerates(coreTaint);
+    } catch (IllegalArgumentException e) {
       return false;
     }
-    if (!blank(toleration.getKey()) && !toleration.getKey().equals(taint.getKey())) {
-      return false;
-    }
-    String operator = blank(toleration.getOperator()) ? "Equal" : toleration.getOperator();
-    return switch (operator) {
-      case "Exists" -> true;
-      case "Equal" -> Objects.equals(blankToEmpty(toleration.getValue()), blankToEmpty(taint.getValue()));
-      default -> false;
-    };
   }
 
   private static List<Taint> taints(Node node) {
@@ -280,13 +286,5 @@ public final class Prebinder implements Reconciler<String> {
     } catch (DateTimeParseException e) {
       return Duration.ZERO;
     }
-  }
-
-  private static boolean blank(String s) {
-    return s == null || s.isEmpty();
-  }
-
-  private static String blankToEmpty(String s) {
-    return s == null ? "" : s;
   }
 }

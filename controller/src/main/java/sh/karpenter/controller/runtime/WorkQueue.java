@@ -170,39 +170,28 @@ public final class WorkQueue<K> implements AutoCloseable {
    * queue is shut down. Every key handed out must be passed to {@link #done} afterwards.
    */
   public Optional<K> get() throws InterruptedException {
-    K key;
-    int depth;
-    lock.lockInterruptibly();
-    try {
-      while (queue.isEmpty() && !shuttingDown) {
-        available.await();
-      }
-      if (shuttingDown) {
-        return Optional.empty();
-      }
-      key = queue.pollFirst();
-      processing.add(key);
-      dirty.remove(key);
-      depth = queue.size();
-    } finally {
-      lock.unlock();
-    }
-    depthListener.accept(depth);
-    return Optional.of(key);
+    return take(false, 0);
   }
 
   /** Like {@link #get()} but gives up after {@code timeout}, returning empty. */
   public Optional<K> poll(Duration timeout) throws InterruptedException {
+    return take(true, timeout.toNanos());
+  }
+
+  /** Hands out the first key, waiting at most {@code nanos} when {@code timed}, else for ever. */
+  private Optional<K> take(boolean timed, long nanos) throws InterruptedException {
     K key;
     int depth;
     lock.lockInterruptibly();
     try {
-      long nanos = timeout.toNanos();
       while (queue.isEmpty() && !shuttingDown) {
-        if (nanos <= 0) {
+        if (!timed) {
+          available.await();
+        } else if (nanos <= 0) {
           return Optional.empty();
+        } else {
+          nanos = available.awaitNanos(nanos);
         }
-        nanos = available.awaitNanos(nanos);
       }
       if (shuttingDown) {
         return Optional.empty();

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,34 +118,30 @@ public final class ClusterState {
         prebindings.remove(claim.getMetadata().getName());
       }
     });
-    informers.nodes().addEventHandler(new ResourceEventHandler<Node>() {
-      @Override
-      public void onAdd(Node node) {}
-
-      @Override
-      public void onUpdate(Node before, Node node) {}
-
-      @Override
-      public void onDelete(Node node, boolean finalStateUnknown) {
-        nominations.forgetNode(node.getMetadata().getName());
-        String providerId = providerId(node);
-        if (providerId != null) {
-          markedForDeletion.remove(providerId);
-        }
+    informers.nodes().addEventHandler(onDelete((Node node) -> {
+      nominations.forgetNode(node.getMetadata().getName());
+      String providerId = providerId(node);
+      if (providerId != null) {
+        markedForDeletion.remove(providerId);
       }
-    });
-    informers.pods().addEventHandler(new ResourceEventHandler<Pod>() {
+    }));
+    informers.pods().addEventHandler(onDelete(this::forgetPod));
+  }
+
+  /** A handler that acts on deletions only. */
+  private static <T> ResourceEventHandler<T> onDelete(Consumer<T> deleted) {
+    return new ResourceEventHandler<>() {
       @Override
-      public void onAdd(Pod pod) {}
+      public void onAdd(T obj) {}
 
       @Override
-      public void onUpdate(Pod before, Pod pod) {}
+      public void onUpdate(T before, T obj) {}
 
       @Override
-      public void onDelete(Pod pod, boolean finalStateUnknown) {
-        forgetPod(pod);
+      public void onDelete(T obj, boolean finalStateUnknown) {
+        deleted.accept(obj);
       }
-    });
+    };
   }
 
   /** Asks the cloud provider for a NodePool's instance types, with its {@code nodeClassRef}. */
@@ -187,8 +184,14 @@ public final class ClusterState {
     Set<String> deletingNodes = new HashSet<>();
     Set<String> deletingProviderIds = new HashSet<>();
     Map<String, String> nodeClaimNames = new HashMap<>();
+    Set<String> nodeNames = new HashSet<>();
+    Set<String> nodeProviderIds = new HashSet<>();
     for (Node node : nodes) {
       String providerId = providerId(node);
+      nodeNames.add(node.getMetadata().getName());
+      if (providerId != null) {
+        nodeProviderIds.add(providerId);
+      }
       NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
       if (claim != null) {
         nodeClaimNames.put(node.getMetadata().getName(), claim.getMetadata().getName());
@@ -214,14 +217,6 @@ public final class ClusterState {
       }
     }
     Set<String> inFlight = new HashSet<>();
-    Set<String> nodeNames = new HashSet<>();
-    Set<String> nodeProviderIds = new HashSet<>();
-    for (Node node : nodes) {
-      nodeNames.add(node.getMetadata().getName());
-      if (providerId(node) != null) {
-        nodeProviderIds.add(providerId(node));
-      }
-    }
     for (NodeClaim claim : claims) {
       String providerId = providerId(claim);
       if (deleting(claim) || (providerId != null && (markedForDeletion.contains(providerId) || deletingProviderIds.contains(providerId)))) {
@@ -501,6 +496,11 @@ public final class ClusterState {
   /** Every recorded prebinding, by NodeClaim name. */
   public Map<String, List<PodRef>> prebindings() {
     return Map.copyOf(prebindings);
+  }
+
+  /** The pods recorded for this NodeClaim (empty when none), without copying the other prebindings. */
+  public List<PodRef> prebindings(String nodeClaimName) {
+    return prebindings.getOrDefault(nodeClaimName, List.of());
   }
 
   /** Removes and returns the pods to bind to this NodeClaim's Node (empty when none). */

@@ -116,6 +116,8 @@ class PrebinderTest {
         Arguments.of(new TolerationBuilder().withKey("k").withValue("v").build(), taint, true),
         Arguments.of(new TolerationBuilder().withKey("k").withOperator("Equal").withValue("w").build(), taint, false),
         Arguments.of(new TolerationBuilder().withKey("other").withOperator("Exists").build(), taint, false),
+        Arguments.of(new TolerationBuilder().withKey("k").withOperator("Bogus").build(), taint, false),
+        Arguments.of(new TolerationBuilder().withOperator("Exists").withEffect("Bogus").build(), taint, false),
         Arguments.of(new TolerationBuilder().withKey("k").withOperator("Equal").build(),
             new TaintBuilder().withKey("k").withEffect("NoExecute").build(), true));
   }
