@@ -549,6 +549,15 @@ final class CostRepacker {
         }
       }
     }
+    return topUpDensestFirst(t, mode, fill, room);
+  }
+
+  /**
+   * Adds to {@code fill} as many more pods of each class as still fit in {@code room}, densest class
+   * first (worth per share of type t, the share as {@link #fillNode}'s {@code mode} takes it; ties by
+   * class index, so the result is deterministic); returns the worth {@code fill} carries.
+   */
+  private double topUpDensestFirst(int t, int mode, int[] fill, long[] room) {
     Integer[] order = new Integer[remaining.length];
     double[] density = new double[remaining.length];
     for (int c = 0; c < order.length; c++) {
@@ -559,15 +568,6 @@ final class CostRepacker {
               : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
       density[c] = share == 0 ? 0 : worth[c] / share;
     }
-    return topUpDensestFirst(order, density, fill, room);
-  }
-
-
-  /**
-   * Adds to {@code fill} as many more pods of each class as still fit in {@code room}, densest class
-   * first (ties by class index, so the result is deterministic); returns the worth {@code fill} carries.
-   */
-  private double topUpDensestFirst(Integer[] order, double[] density, int[] fill, long[] room) {
     Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
     double carried = 0;
     for (int c : order) {
@@ -622,14 +622,7 @@ final class CostRepacker {
         room[i] -= fill[c] * classRequests[c][i];
       }
     }
-    Integer[] order = new Integer[remaining.length];
-    double[] density = new double[remaining.length];
-    for (int c = 0; c < order.length; c++) {
-      order[c] = c;
-      double share = dominantShare(classRequests[c], capacity[t]);
-      density[c] = share == 0 ? 0 : worth[c] / share;
-    }
-    return topUpDensestFirst(order, density, fill, room);
+    return topUpDensestFirst(t, 0, fill, room);
   }
 
   /**

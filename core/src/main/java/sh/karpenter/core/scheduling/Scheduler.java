@@ -313,31 +313,33 @@ public final class Scheduler {
     /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
     private Set<LabelSelector> topologySelectors() {
       Set<LabelSelector> selectors = new HashSet<>();
-      List<Pod> all = new ArrayList<>();
       for (SchedulingPod pod : pods) {
-        all.add(pod.pod);
+        addTopologySelectors(pod.pod, selectors);
       }
       for (NodeSlot node : nodes) {
-        all.addAll(node.node.pods());
-      }
-      for (Pod pod : all) {
-        for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
-          selectors.add(spread.selector());
-        }
-        for (PodAffinityTerm term : pod.requiredPodAffinity()) {
-          selectors.add(term.selector());
-        }
-        for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
-          selectors.add(term.selector());
-        }
-        for (WeightedPodAffinityTerm term : pod.preferredPodAffinity()) {
-          selectors.add(term.term().selector());
-        }
-        for (WeightedPodAffinityTerm term : pod.preferredPodAntiAffinity()) {
-          selectors.add(term.term().selector());
+        for (Pod pod : node.node.pods()) {
+          addTopologySelectors(pod, selectors);
         }
       }
       return selectors;
+    }
+
+    private static void addTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
+      for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
+        selectors.add(spread.selector());
+      }
+      for (PodAffinityTerm term : pod.requiredPodAffinity()) {
+        selectors.add(term.selector());
+      }
+      for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+        selectors.add(term.selector());
+      }
+      for (WeightedPodAffinityTerm term : pod.preferredPodAffinity()) {
+        selectors.add(term.term().selector());
+      }
+      for (WeightedPodAffinityTerm term : pod.preferredPodAntiAffinity()) {
+        selectors.add(term.term().selector());
+      }
     }
 
     /**
@@ -613,7 +615,6 @@ public final class Scheduler {
       return false;
     }
 
-    /** Where a pod can go on a NodeClaim: the narrowed requirements and the options left. */
     /**
      * Where a pod can go on a NodeClaim: the narrowed requirements and the options left, and the
      * reservations the NodeClaim holds once the pod joins (null when its NodePool has no reserved
@@ -740,7 +741,7 @@ public final class Scheduler {
           return strict ? reservedOfferingFailure(why, reason) : fail(why, reason);
         }
       }
-      return new Placement(requirements, placement.options(), placement.relaxedMinValues(), Set.copyOf(reservable));
+      return new Placement(requirements, placement.options(), placement.relaxedMinValues(), reservable);
     }
 
     private Placement reservedOfferingFailure(StringBuilder why, String reason) {

@@ -11,6 +11,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.clock.TestingClock;
+import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
 
@@ -67,9 +68,17 @@ class LowerBoundBudgetTest {
 
   @Test
   void aggregatingManyShapesKeepsTheBoundCloseToTheExactLp() {
-    List<DemandClass> classes = randomShapes(150, AWS.size(), 42);
-    LowerBound exact = LowerBound.compute(classes, AWS, BoundBudget.DEFAULT.withLimits(1000, 1_000_000));
-    LowerBound aggregated = LowerBound.compute(classes, AWS, BoundBudget.DEFAULT);
+    // Twice the default budget's classes, over every fourth AWS type: the exact LP stays a matter of
+    // seconds (150 shapes over the whole catalog took minutes) while aggregation still has to merge.
+    List<InstanceType> types = InstanceTypeCatalog.aws().instanceTypes();
+    List<InstanceType> sample = new ArrayList<>();
+    for (int i = 0; i < types.size(); i += 4) {
+      sample.add(types.get(i));
+    }
+    List<CandidateOffering> offerings = LowerBoundTest.offerings(sample);
+    List<DemandClass> classes = randomShapes(80, offerings.size(), 42);
+    LowerBound exact = LowerBound.compute(classes, offerings, BoundBudget.DEFAULT.withLimits(1000, 1_000_000));
+    LowerBound aggregated = LowerBound.compute(classes, offerings, BoundBudget.DEFAULT);
 
     assertThat(exact.method()).isEqualTo(LowerBound.Method.LP);
     assertThat(exact.lpClasses()).isEqualTo(exact.classes());
@@ -171,6 +180,4 @@ class LowerBoundBudgetTest {
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
         .isThrownBy(() -> BoundBudget.DEFAULT.withDeadline(new TestingClock(), Duration.ofSeconds(-1)));
   }
-
-  /** A clock that moves {@code step} on at every reading, so a deadline passes after a known number of readings. */
 }
