@@ -127,7 +127,7 @@ public final class Operator implements AutoCloseable {
       enqueueNodePool(counter, node);
     }));
     if (options.prebind()) {
-      Controller<String> prebind = controller(Prebinder.NAME, new Prebinder(client, informers, state, events, clock),
+      Controller<String> prebind = controller(Prebinder.NAME, new Prebinder(client, informers, state, clock),
           Controller.linearScaleReconciles(cpus, 10, 100), clock, observer);
       informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
       informers.nodes().addEventHandler(handler((Node node) -> {

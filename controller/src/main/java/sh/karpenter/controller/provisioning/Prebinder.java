@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
@@ -83,11 +82,8 @@ public final class Prebinder implements Reconciler<String> {
   private final ClusterState state;
   private final Clock clock;
 
-  /**
-   * @param events unused for now: upstream has no event reason for a binding Karpenter made, so the
-   *     outcome is logged instead
-   */
-  public Prebinder(KubernetesClient client, Informers informers, ClusterState state, EventRecorder events, Clock clock) {
+  /** Upstream has no event reason for a binding Karpenter made, so outcomes are logged, not published. */
+  public Prebinder(KubernetesClient client, Informers informers, ClusterState state, Clock clock) {
     this.client = client;
     this.informers = informers;
     this.state = state;

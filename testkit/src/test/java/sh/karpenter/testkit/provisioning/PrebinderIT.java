@@ -30,7 +30,6 @@ import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.provisioning.Prebinder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Result;
-import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.PodRef;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
@@ -215,7 +214,7 @@ class PrebinderIT {
       informers = operators.track(new Informers(client));
       state = new ClusterState(informers, clock,
           ClusterState.instanceTypesOf(new TestingCloudProvider(FakeInstanceTypes.instanceTypes(10))), Options.defaults().withPrebind(true));
-      prebinder = new Prebinder(client, informers, state, new TestingEventRecorder(clock), clock);
+      prebinder = new Prebinder(client, informers, state, clock);
       NodePoolYaml.named("general").create(client);
       SyncedInformers.start(informers);
     }
