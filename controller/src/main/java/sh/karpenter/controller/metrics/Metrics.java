@@ -74,6 +74,7 @@ public class Metrics {
   static final String CONTROLLER = "controller";
 
   private final CollectorRegistry registry; // null for noop()
+  private final DisruptionMetrics disruption;
   private final Counter nodeClaimsCreated;
   private final Counter nodeClaimsTerminated;
   private final Counter nodeClaimsDisrupted;
@@ -196,6 +197,7 @@ public class Metrics {
       conditions.put(kind, registerConditionFamilies(kind));
     }
     controllerRuntime = new ControllerRuntimeMetrics(registry);
+    disruption = new DisruptionMetrics(registry);
   }
 
   private Metrics() {
@@ -218,6 +220,7 @@ public class Metrics {
     cloudProviderErrors = null;
     conditions = null;
     controllerRuntime = ControllerRuntimeMetrics.noop();
+    disruption = new DisruptionMetrics(null);
   }
 
   /** A registry-free instance for tests that do not look at metrics. */
@@ -231,6 +234,11 @@ public class Metrics {
    */
   public ControllerRuntimeMetrics controllerRuntime() {
     return controllerRuntime;
+  }
+
+  /** The disruption and termination families (decisions, budgets, evictions, drains). */
+  public DisruptionMetrics disruption() {
+    return disruption;
   }
 
   /** {@code karpenter_nodeclaims_created_total{nodepool, reason, min_values_relaxed}}; reason is e.g. {@code provisioning}. */

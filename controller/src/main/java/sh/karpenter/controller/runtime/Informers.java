@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
+import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -35,6 +36,8 @@ public final class Informers implements AutoCloseable {
   /** Nodes by {@code spec.providerID}. */
   public static final String NODE_BY_PROVIDER_ID = "spec.providerID";
   /** NodeClaims by {@code status.providerID}. */
+  /** VolumeAttachments by {@code spec.nodeName}. */
+  public static final String VOLUME_ATTACHMENT_BY_NODE = "spec.nodeName";
   public static final String NODECLAIM_BY_PROVIDER_ID = "status.providerID";
 
   private final List<SharedIndexInformer<?>> all = new ArrayList<>();
@@ -50,6 +53,7 @@ public final class Informers implements AutoCloseable {
   private final SharedIndexInformer<PodDisruptionBudget> podDisruptionBudgets;
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<CSINode> csiNodes;
+  private final SharedIndexInformer<VolumeAttachment> volumeAttachments;
 
   public Informers(KubernetesClient client) {
     nodes = add(client.nodes().runnableInformer(0));
@@ -68,6 +72,8 @@ public final class Informers implements AutoCloseable {
     podDisruptionBudgets = add(client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0));
     services = add(client.services().inAnyNamespace().runnableInformer(0));
     csiNodes = add(client.storage().v1().csiNodes().runnableInformer(0));
+    volumeAttachments = add(client.storage().v1().volumeAttachments().runnableInformer(0));
+    volumeAttachments.addIndexers(Map.of(VOLUME_ATTACHMENT_BY_NODE, indexer(a -> a.getSpec() == null ? null : a.getSpec().getNodeName())));
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> add(SharedIndexInformer<T> informer) {
@@ -106,6 +112,8 @@ public final class Informers implements AutoCloseable {
   public SharedIndexInformer<Service> services() { return services; }
   /** Per-node CSI drivers and how many volumes each can attach (volume limits). */
   public SharedIndexInformer<CSINode> csiNodes() { return csiNodes; }
+
+  public SharedIndexInformer<VolumeAttachment> volumeAttachments() { return volumeAttachments; }
 
   @Override
   public void close() {

@@ -45,7 +45,22 @@ class MetricsParityTest {
               Map.entry("controller_runtime_reconcile_total", Set.of("controller", "result")),
               Map.entry("controller_runtime_reconcile_errors_total", Set.of("controller")),
               Map.entry("controller_runtime_reconcile_time_seconds", Set.of("controller")),
-              Map.entry("workqueue_depth", Set.of("name"))));
+              Map.entry("workqueue_depth", Set.of("name")),
+              Map.entry("karpenter_voluntary_disruption_decision_evaluation_duration_seconds", Set.of("method", "consolidation_type")),
+              Map.entry("karpenter_voluntary_disruption_decisions_total", Set.of("decision", "reason", "consolidation_type")),
+              Map.entry("karpenter_voluntary_disruption_eligible_nodes", Set.of("reason")),
+              Map.entry("karpenter_voluntary_disruption_consolidation_timeouts_total", Set.of("consolidation_type")),
+              Map.entry("karpenter_voluntary_disruption_failed_validations_total", Set.of("consolidation_type")),
+              Map.entry("karpenter_voluntary_disruption_queue_failures_total", Set.of("decision", "reason", "consolidation_type")),
+              Map.entry("karpenter_nodepools_allowed_disruptions", Set.of("nodepool", "reason")),
+              Map.entry("karpenter_consolidation_score", Set.of("nodepool", "approved")),
+              Map.entry("karpenter_pods_disruption_initiated_total", Set.of("reason", "nodepool")),
+              Map.entry("karpenter_pods_eviction_requests_total", Set.of("code")),
+              Map.entry("karpenter_pods_drained_total", Set.of("reason")),
+              Map.entry("karpenter_nodes_drained_total", Set.of("nodepool")),
+              Map.entry("karpenter_nodes_termination_duration_seconds", Set.of("nodepool")),
+              Map.entry("karpenter_nodeclaims_instance_termination_duration_seconds", Set.of("nodepool")),
+              Map.entry("karpenter_nodes_lifetime_duration_seconds", Set.of("nodepool"))));
 
   private static final Map<String, String> UPSTREAM_TYPES =
       Map.ofEntries(
@@ -63,7 +78,14 @@ class MetricsParityTest {
           Map.entry("karpenter_nodepools_limit", "gauge"),
           Map.entry("karpenter_cluster_state_synced", "gauge"),
           Map.entry("karpenter_cluster_state_node_count", "gauge"),
-          Map.entry("workqueue_depth", "gauge"));
+          Map.entry("workqueue_depth", "gauge"),
+          Map.entry("karpenter_voluntary_disruption_decision_evaluation_duration_seconds", "histogram"),
+          Map.entry("karpenter_voluntary_disruption_eligible_nodes", "gauge"),
+          Map.entry("karpenter_nodepools_allowed_disruptions", "gauge"),
+          Map.entry("karpenter_consolidation_score", "histogram"),
+          Map.entry("karpenter_nodes_termination_duration_seconds", "histogram"),
+          Map.entry("karpenter_nodeclaims_instance_termination_duration_seconds", "histogram"),
+          Map.entry("karpenter_nodes_lifetime_duration_seconds", "histogram"));
 
   private final Metrics metrics = new Metrics(new CollectorRegistry());
 
@@ -89,6 +111,22 @@ class MetricsParityTest {
     metrics.controllerRuntime().reconciled("nodeclaim.lifecycle", Duration.ofMillis(5), null);
     metrics.controllerRuntime().reconciled("nodeclaim.lifecycle", Duration.ofMillis(5), new IllegalStateException());
     metrics.controllerRuntime().queueDepth("nodeclaim.lifecycle", 4);
+    DisruptionMetrics d = metrics.disruption();
+    d.decisionEvaluated("emptiness", "empty", Duration.ofMillis(3));
+    d.decision("delete", "empty", "empty");
+    d.eligibleNodes("empty", 2);
+    d.consolidationTimeout("multi");
+    d.failedValidation("single");
+    d.queueFailure("replace", "underutilized", "single");
+    d.allowedDisruptions("default", "Empty", 1);
+    d.consolidationScore("default", true, 0.8);
+    d.podsDisruptionInitiated("empty", "default", 2);
+    d.evictionRequest(429);
+    d.podDrained("drifted");
+    d.nodeDrained("default");
+    d.nodeTerminated("default", Duration.ofSeconds(30));
+    d.instanceTerminated("default", Duration.ofSeconds(2));
+    d.nodeLifetime("default", Duration.ofHours(3));
   }
 
   @Test

@@ -1,0 +1,184 @@
+package sh.karpenter.controller.metrics;
+
+import static sh.karpenter.controller.metrics.Metrics.DURATION_BUCKETS;
+import static sh.karpenter.controller.metrics.Metrics.NODEPOOL;
+import static sh.karpenter.controller.metrics.Metrics.REASON;
+import static sh.karpenter.controller.metrics.Metrics.seconds;
+import static sh.karpenter.controller.metrics.Metrics.v;
+
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+import java.time.Duration;
+
+/**
+ * The disruption and termination families under upstream's names (karpenter-behaviour.md §8):
+ * voluntary disruption decisions, budgets, consolidation scores, evictions and drains. Part of
+ * {@link Metrics} ({@link Metrics#disruption()}), in the same registry.
+ */
+public final class DisruptionMetrics {
+  static final String DECISION = "decision";
+  static final String CONSOLIDATION_TYPE = "consolidation_type";
+  static final String METHOD = "method";
+
+  private final boolean enabled;
+  private final Histogram decisionEvaluation;
+  private final Counter decisions;
+  private final Gauge eligibleNodes;
+  private final Counter consolidationTimeouts;
+  private final Counter failedValidations;
+  private final Counter queueFailures;
+  private final Gauge allowedDisruptions;
+  private final Histogram consolidationScore;
+  private final Counter podsDisruptionInitiated;
+  private final Counter evictionRequests;
+  private final Counter podsDrained;
+  private final Counter nodesDrained;
+  private final Histogram nodeTerminationDuration;
+  private final Histogram instanceTerminationDuration;
+  private final Histogram nodeLifetime;
+
+  DisruptionMetrics(CollectorRegistry registry) {
+    enabled = registry != null;
+    if (!enabled) {
+      decisionEvaluation = null;
+      decisions = null;
+      eligibleNodes = null;
+      consolidationTimeouts = null;
+      failedValidations = null;
+      queueFailures = null;
+      allowedDisruptions = null;
+      consolidationScore = null;
+      podsDisruptionInitiated = null;
+      evictionRequests = null;
+      podsDrained = null;
+      nodesDrained = null;
+      nodeTerminationDuration = null;
+      instanceTerminationDuration = null;
+      nodeLifetime = null;
+      return;
+    }
+    decisionEvaluation = Histogram.build()
+        .name("karpenter_voluntary_disruption_decision_evaluation_duration_seconds")
+        .help("Duration of the disruption decision evaluation process in seconds. Labeled by method and consolidation type.")
+        .labelNames(METHOD, CONSOLIDATION_TYPE).buckets(DURATION_BUCKETS).register(registry);
+    decisions = Counter.build().name("karpenter_voluntary_disruption_decisions_total")
+        .help("Number of disruption decisions performed. Labeled by disruption decision, reason, and consolidation type.")
+        .labelNames(DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
+    eligibleNodes = Gauge.build().name("karpenter_voluntary_disruption_eligible_nodes")
+        .help("Number of nodes eligible for disruption by Karpenter. Labeled by disruption reason.")
+        .labelNames(REASON).register(registry);
+    consolidationTimeouts = Counter.build().name("karpenter_voluntary_disruption_consolidation_timeouts_total")
+        .help("Number of times the Consolidation algorithm has reached a timeout. Labeled by consolidation type.")
+        .labelNames(CONSOLIDATION_TYPE).register(registry);
+    failedValidations = Counter.build().name("karpenter_voluntary_disruption_failed_validations_total")
+        .help("Number of candidates that were selected for disruption but failed validation. Labeled by consolidation type.")
+        .labelNames(CONSOLIDATION_TYPE).register(registry);
+    queueFailures = Counter.build().name("karpenter_voluntary_disruption_queue_failures_total")
+        .help("Number of times that an enqueued disruption decision failed. Labeled by disruption method.")
+        .labelNames(DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
+    allowedDisruptions = Gauge.build().name("karpenter_nodepools_allowed_disruptions")
+        .help("The number of nodes for a given NodePool that can be concurrently disrupting at a point in time. Labeled by NodePool and reason.")
+        .labelNames(NODEPOOL, REASON).register(registry);
+    consolidationScore = Histogram.build().name("karpenter_consolidation_score")
+        .help("Balanced consolidation score of evaluated moves. Labeled by nodepool and whether the move was approved.")
+        .labelNames(NODEPOOL, "approved").buckets(0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10).register(registry);
+    podsDisruptionInitiated = Counter.build().name("karpenter_pods_disruption_initiated_total")
+        .help("Number of pods whose node disruption was initiated. Labeled by reason and nodepool.")
+        .labelNames(REASON, NODEPOOL).register(registry);
+    evictionRequests = Counter.build().name("karpenter_pods_eviction_requests_total")
+        .help("The number of pod eviction requests made by Karpenter. Labeled by the response code.")
+        .labelNames("code").register(registry);
+    podsDrained = Counter.build().name("karpenter_pods_drained_total")
+        .help("Number of pods drained during node termination by Karpenter. Labeled by the reason of the node's disruption.")
+        .labelNames(REASON).register(registry);
+    nodesDrained = Counter.build().name("karpenter_nodes_drained_total")
+        .help("The number of nodes drained by Karpenter. Labeled by the owning nodepool.")
+        .labelNames(NODEPOOL).register(registry);
+    nodeTerminationDuration = Histogram.build().name("karpenter_nodes_termination_duration_seconds")
+        .help("The time taken between a node's deletion request and the removal of its finalizer. Labeled by the owning nodepool.")
+        .labelNames(NODEPOOL).buckets(DURATION_BUCKETS).register(registry);
+    instanceTerminationDuration = Histogram.build().name("karpenter_nodeclaims_instance_termination_duration_seconds")
+        .help("Duration of CloudProvider Instance termination in seconds. Labeled by the owning nodepool.")
+        .labelNames(NODEPOOL).buckets(DURATION_BUCKETS).register(registry);
+    nodeLifetime = Histogram.build().name("karpenter_nodes_lifetime_duration_seconds")
+        .help("The lifetime duration of the nodes since creation. Labeled by the owning nodepool.")
+        .labelNames(NODEPOOL).exponentialBuckets(60, 2, 16).register(registry);
+  }
+
+  /** {@code ..._decision_evaluation_duration_seconds{method, consolidation_type}}: one method's evaluation. */
+  public void decisionEvaluated(String method, String consolidationType, Duration took) {
+    if (enabled && took != null) decisionEvaluation.labels(v(method), v(consolidationType)).observe(seconds(took));
+  }
+
+  /** {@code karpenter_voluntary_disruption_decisions_total{decision, reason, consolidation_type}}; decision is {@code delete} or {@code replace}. */
+  public void decision(String decision, String reason, String consolidationType) {
+    if (enabled) decisions.labels(v(decision), v(reason), v(consolidationType)).inc();
+  }
+
+  /** {@code karpenter_voluntary_disruption_eligible_nodes{reason}}. */
+  public void eligibleNodes(String reason, int count) {
+    if (enabled) eligibleNodes.labels(v(reason)).set(count);
+  }
+
+  /** {@code karpenter_voluntary_disruption_consolidation_timeouts_total{consolidation_type}}. */
+  public void consolidationTimeout(String consolidationType) {
+    if (enabled) consolidationTimeouts.labels(v(consolidationType)).inc();
+  }
+
+  /** {@code karpenter_voluntary_disruption_failed_validations_total{consolidation_type}}. */
+  public void failedValidation(String consolidationType) {
+    if (enabled) failedValidations.labels(v(consolidationType)).inc();
+  }
+
+  /** {@code karpenter_voluntary_disruption_queue_failures_total{decision, reason, consolidation_type}}. */
+  public void queueFailure(String decision, String reason, String consolidationType) {
+    if (enabled) queueFailures.labels(v(decision), v(reason), v(consolidationType)).inc();
+  }
+
+  /** {@code karpenter_nodepools_allowed_disruptions{nodepool, reason}}. */
+  public void allowedDisruptions(String nodePool, String reason, int allowed) {
+    if (enabled) allowedDisruptions.labels(v(nodePool), v(reason)).set(allowed);
+  }
+
+  /** {@code karpenter_consolidation_score{nodepool, approved}}: one Balanced-policy move. */
+  public void consolidationScore(String nodePool, boolean approved, double score) {
+    if (enabled) consolidationScore.labels(v(nodePool), Boolean.toString(approved)).observe(score);
+  }
+
+  /** {@code karpenter_pods_disruption_initiated_total{reason, nodepool}}, by the number of pods. */
+  public void podsDisruptionInitiated(String reason, String nodePool, int pods) {
+    if (enabled && pods > 0) podsDisruptionInitiated.labels(v(reason), v(nodePool)).inc(pods);
+  }
+
+  /** {@code karpenter_pods_eviction_requests_total{code}}: one Eviction API call and its HTTP status (200, 429, 404, 500 ...). */
+  public void evictionRequest(int code) {
+    if (enabled) evictionRequests.labels(Integer.toString(code)).inc();
+  }
+
+  /** {@code karpenter_pods_drained_total{reason}}: a pod evicted or deleted by a drain. */
+  public void podDrained(String reason) {
+    if (enabled) podsDrained.labels(v(reason)).inc();
+  }
+
+  /** {@code karpenter_nodes_drained_total{nodepool}}. */
+  public void nodeDrained(String nodePool) {
+    if (enabled) nodesDrained.labels(v(nodePool)).inc();
+  }
+
+  /** {@code karpenter_nodes_termination_duration_seconds{nodepool}}: deletion request to finalizer removal. */
+  public void nodeTerminated(String nodePool, Duration took) {
+    if (enabled && took != null) nodeTerminationDuration.labels(v(nodePool)).observe(seconds(took));
+  }
+
+  /** {@code karpenter_nodeclaims_instance_termination_duration_seconds{nodepool}}. */
+  public void instanceTerminated(String nodePool, Duration took) {
+    if (enabled && took != null) instanceTerminationDuration.labels(v(nodePool)).observe(seconds(took));
+  }
+
+  /** {@code karpenter_nodes_lifetime_duration_seconds{nodepool}}: creation to termination. */
+  public void nodeLifetime(String nodePool, Duration lifetime) {
+    if (enabled && lifetime != null) nodeLifetime.labels(v(nodePool)).observe(seconds(lifetime));
+  }
+}

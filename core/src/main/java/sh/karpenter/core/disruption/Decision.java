@@ -1,0 +1,33 @@
+package sh.karpenter.core.disruption;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The outcome of one disruption loop: the commands of the first method that produced any (only one
+ * method acts per loop), why other nodes were left alone, and what the metrics report.
+ *
+ * @param method the method that produced the commands, or null when none did
+ * @param allowedDisruptions per NodePool and reason, how many nodes the budgets allow now
+ * @param eligibleNodes per reason, the candidates found
+ * @param scores Balanced-policy moves considered
+ */
+public record Decision(
+    Method method,
+    List<Command> commands,
+    List<Blocked> blocked,
+    Map<String, Map<Reason, Integer>> allowedDisruptions,
+    Map<Reason, Integer> eligibleNodes,
+    List<ScoredMove> scores) {
+  public Decision {
+    commands = List.copyOf(commands);
+    blocked = List.copyOf(blocked);
+    allowedDisruptions = Map.copyOf(allowedDisruptions);
+    eligibleNodes = Map.copyOf(eligibleNodes);
+    scores = List.copyOf(scores);
+  }
+
+  public boolean isEmpty() {
+    return commands.isEmpty();
+  }
+}

@@ -1,0 +1,34 @@
+package sh.karpenter.core.disruption;
+
+/** The disruption methods, in the order a loop tries them (karpenter-behaviour.md §5.1). */
+public enum Method {
+  EMPTINESS("emptiness", Reason.EMPTY, "empty"),
+  STATIC_DRIFT("static-drift", Reason.DRIFTED, ""),
+  DRIFT("drift", Reason.DRIFTED, ""),
+  MULTI_NODE_CONSOLIDATION("multi-node-consolidation", Reason.UNDERUTILIZED, "multi"),
+  SINGLE_NODE_CONSOLIDATION("single-node-consolidation", Reason.UNDERUTILIZED, "single");
+
+  private final String label;
+  private final Reason reason;
+  private final String consolidationType;
+
+  Method(String label, Reason reason, String consolidationType) {
+    this.label = label;
+    this.reason = reason;
+    this.consolidationType = consolidationType;
+  }
+
+  /** For logs and metrics. */
+  public String label() {
+    return label;
+  }
+
+  public Reason reason() {
+    return reason;
+  }
+
+  /** Upstream's {@code consolidation_type} label ({@code empty}, {@code single}, {@code multi}), or "" for drift. */
+  public String consolidationType() {
+    return consolidationType;
+  }
+}

@@ -1,0 +1,34 @@
+package sh.karpenter.core.disruption;
+
+/** Why a node is voluntarily disrupted: the values of a budget's {@code reasons} (karpenter-behaviour.md §2.2). */
+public enum Reason {
+  EMPTY("Empty"),
+  DRIFTED("Drifted"),
+  UNDERUTILIZED("Underutilized");
+
+  private final String apiName;
+
+  Reason(String apiName) {
+    this.apiName = apiName;
+  }
+
+  /** The name in the API ({@code Empty}, {@code Drifted}, {@code Underutilized}). */
+  public String apiName() {
+    return apiName;
+  }
+
+  /** The metric label value: the API name in lower case. */
+  public String metricLabel() {
+    return apiName.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** The reason with this API name. */
+  public static Reason ofApiName(String name) {
+    for (Reason r : values()) {
+      if (r.apiName.equals(name)) {
+        return r;
+      }
+    }
+    throw new IllegalArgumentException("unknown disruption reason " + name + " (want Empty, Drifted or Underutilized)");
+  }
+}

@@ -1,0 +1,63 @@
+package sh.karpenter.core.disruption;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.scheduling.ExistingNode;
+
+/**
+ * One node as disruption sees it: the scheduler's view of it plus what decides whether and how it may
+ * be disrupted. Nodes Karpenter does not manage have a null {@code nodeClaimName}; they still host
+ * rescheduled pods in simulations.
+ *
+ * @param node the scheduler's view (labels, taints, allocatable, bound pods, initialized, NodePool)
+ * @param nodeClaimName the NodeClaim, or null for an unmanaged node
+ * @param createdAt the NodeClaim's creation (expiry and remaining lifetime count from it)
+ * @param lastPodEventAt {@code status.lastPodEventTime}, or null
+ * @param expireAfter null for {@code Never}
+ * @param consolidatable the NodeClaim's {@code Consolidatable=True}
+ * @param drift the NodeClaim's {@code Drifted=True} condition, or null
+ * @param deleting the Node or NodeClaim has a deletion timestamp
+ * @param markedForDeletion an orchestration command holds it
+ * @param nominated pods were recently nominated to it by provisioning
+ * @param doNotDisrupt the Node carries {@code karpenter.sh/do-not-disrupt: "true"}
+ * @param hasTerminationGracePeriod the NodeClaim has {@code spec.terminationGracePeriod} (drift may then
+ *     proceed past blocking pods)
+ * @param reschedulablePods bound pods that would need a new home (not DaemonSet, mirror or finished pods)
+ * @param blockers pods that block voluntary disruption
+ */
+public record StateNode(
+    ExistingNode node,
+    String nodeClaimName,
+    Instant createdAt,
+    Instant lastPodEventAt,
+    Duration expireAfter,
+    boolean consolidatable,
+    Drift drift,
+    boolean deleting,
+    boolean markedForDeletion,
+    boolean nominated,
+    boolean doNotDisrupt,
+    boolean hasTerminationGracePeriod,
+    List<Pod> reschedulablePods,
+    List<PodBlocker> blockers) {
+  public StateNode {
+    Objects.requireNonNull(node, "node");
+    reschedulablePods = reschedulablePods == null ? List.of() : List.copyOf(reschedulablePods);
+    blockers = blockers == null ? List.of() : List.copyOf(blockers);
+  }
+
+  public String name() {
+    return node.name();
+  }
+
+  public String nodePoolName() {
+    return node.nodePoolName();
+  }
+
+  public boolean managed() {
+    return nodeClaimName != null;
+  }
+}
