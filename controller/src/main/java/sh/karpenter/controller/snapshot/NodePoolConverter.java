@@ -64,6 +64,20 @@ final class NodePoolConverter {
         instanceTypes);
   }
 
+  /**
+   * The pool's own {@code spec.template.spec.requirements} (without its labels), as the scheduler sees
+   * them; drift compares NodeClaims against these.
+   *
+   * @throws SnapshotInputException naming the field when one does not parse
+   */
+  public static Requirements requirements(NodePool pool) {
+    var template = pool.getSpec() == null || pool.getSpec().getTemplate() == null ? null : pool.getSpec().getTemplate().getSpec();
+    if (template == null) {
+      return Requirements.EMPTY;
+    }
+    return Requirements.of(requirements(template.getRequirements(), "NodePool " + pool.getMetadata().getName()));
+  }
+
   private static List<Requirement> requirements(List<NodeSelectorRequirementWithMinValues> list, String origin) {
     List<NodeSelectorRequirementWithMinValues> requirements = nullToEmpty(list);
     List<Requirement> converted = new ArrayList<>(requirements.size());

@@ -326,16 +326,20 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
 
   @Override
   public List<Instance> list() {
+    // Pending launches first, then Nodes: a launch leaves `pending` only after its Node exists, so an
+    // instance whose Node appears between the two reads is still seen (in the reverse order it was missed).
+    List<Instance> launching = new ArrayList<>();
+    for (PendingNode launch : pending.values()) {
+      if (!launch.cancelled) {
+        launching.add(launch.instance);
+      }
+    }
     Map<String, Instance> instances = new LinkedHashMap<>();
     for (Node node : client.nodes().withLabel(PROVIDER_LABEL, PROVIDER_LABEL_VALUE).list().getItems()) {
       Instance instance = ProviderNodes.instance(node);
       instances.put(instance.providerId(), instance);
     }
-    for (PendingNode launch : pending.values()) {
-      if (!launch.cancelled) {
-        instances.putIfAbsent(launch.instance.providerId(), launch.instance);
-      }
-    }
+    launching.forEach(instance -> instances.putIfAbsent(instance.providerId(), instance));
     return List.copyOf(instances.values());
   }
 
