@@ -27,12 +27,14 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.node.NodeTermination;
+import sh.karpenter.controller.node.termination.EvictionQueue;
+import sh.karpenter.controller.node.termination.NodeTermination;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
@@ -68,7 +70,8 @@ class NodeClaimLifecycleIT {
     events = new TestingEventRecorder(clock);
     metrics = new Metrics(new CollectorRegistry());
     lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics);
-    nodeTermination = new NodeTermination(client, informers, cloudProvider, metrics);
+    nodeTermination = new NodeTermination(client, informers, cloudProvider,
+        new EvictionQueue(client, informers, clock, events, metrics, ReconcileObserver.NOOP), clock, events, metrics);
   }
 
   @AfterEach
@@ -217,6 +220,7 @@ class NodeClaimLifecycleIT {
 
     await().atMost(1, MINUTES).pollInterval(200, MILLISECONDS).until(() -> {
       nodeTermination.reconcile("node-finalize");
+      clock.step(Duration.ofSeconds(1)); // past the minimum drain time
       return client.nodes().withName("node-finalize").get() == null;
     });
     reconcileUntil("default-finalize", Objects::isNull);

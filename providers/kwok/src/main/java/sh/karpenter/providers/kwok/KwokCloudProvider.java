@@ -302,7 +302,7 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
       throw new NodeClaimNotFoundException("instance " + providerId + " not found: not a " + PROVIDER_ID_PREFIX + " provider ID");
     }
     Node node = client.nodes().withName(name).get();
-    if (node == null || !isOurs(node)) {
+    if (node == null || !isOurs(node) || terminated(node)) {
       throw new NodeClaimNotFoundException("instance " + providerId + " not found");
     }
     if (client.nodes().withName(name).delete().isEmpty()) {
@@ -321,7 +321,16 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
       return Optional.empty();
     }
     Node node = client.nodes().withName(name).get();
-    return node == null || !isOurs(node) ? Optional.empty() : Optional.of(ProviderNodes.instance(node));
+    return node == null || !isOurs(node) || terminated(node) ? Optional.empty() : Optional.of(ProviderNodes.instance(node));
+  }
+
+  /**
+   * A KWOK instance is its Node, so a Node with a deletion timestamp is a terminated instance (as
+   * upstream's kwok provider answers): Karpenter's own termination finalizer keeps the Node object
+   * until it sees the instance gone, so waiting for the object to vanish would wait forever.
+   */
+  private static boolean terminated(Node node) {
+    return node.getMetadata().getDeletionTimestamp() != null;
   }
 
   @Override
@@ -336,6 +345,9 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
     }
     Map<String, Instance> instances = new LinkedHashMap<>();
     for (Node node : client.nodes().withLabel(PROVIDER_LABEL, PROVIDER_LABEL_VALUE).list().getItems()) {
+      if (terminated(node)) {
+        continue;
+      }
       Instance instance = ProviderNodes.instance(node);
       instances.put(instance.providerId(), instance);
     }

@@ -1,0 +1,66 @@
+package sh.karpenter.controller.node.termination;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodeClaimStatus;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.nodeclaim.StatusConditions;
+
+/**
+ * Writes the conditions termination reports on the Node's NodeClaim ({@code Drained}, {@code
+ * VolumesDetached}, {@code InstanceTerminating}) through the status subresource, locked to the
+ * resourceVersion read (409 Conflict propagates; the caller reads again and retries), and counts
+ * each status change in the condition-transition metrics.
+ */
+final class TerminationConditions {
+  private static final String KIND = "nodeclaim";
+
+  private final KubernetesClient client;
+  private final Clock clock;
+  private final Metrics metrics;
+
+  TerminationConditions(KubernetesClient client, Clock clock, Metrics metrics) {
+    this.client = client;
+    this.clock = clock;
+    this.metrics = metrics;
+  }
+
+  /**
+   * Sets the condition unless it already has this status, reason and message.
+   *
+   * @return the NodeClaim as stored (the argument when nothing had to change), or null when it is gone
+   */
+  NodeClaim set(NodeClaim nodeClaim, String type, String status, String reason, String message) {
+    List<Condition> before = nodeClaim.getStatus() == null ? null : nodeClaim.getStatus().getConditions();
+    Optional<Condition> current = Conditions.get(before, type);
+    if (current.isPresent() && status.equals(current.get().getStatus()) && reason.equals(current.get().getReason())
+        && message.equals(Objects.requireNonNullElse(current.get().getMessage(), ""))) {
+      return nodeClaim;
+    }
+    NodeClaim working = client.getKubernetesSerialization().clone(nodeClaim);
+    if (working.getStatus() == null) {
+      working.setStatus(new NodeClaimStatus());
+    }
+    Instant now = clock.instant();
+    working.getStatus().setConditions(StatusConditions.sorted(
+        Conditions.set(before, type, status, reason, message, now, working.getMetadata().getGeneration())));
+    try {
+      NodeClaim written = client.resources(NodeClaim.class).resource(working).updateStatus();
+      StatusConditions.recordTransitions(metrics, KIND, before, written.getStatus().getConditions(), now);
+      return written;
+    } catch (RuntimeException e) {
+      if (ObjectWrites.isNotFound(e)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+}
