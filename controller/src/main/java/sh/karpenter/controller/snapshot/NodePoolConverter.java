@@ -22,7 +22,7 @@ import sh.karpenter.core.wellknown.Labels;
  * requirements (with minValues) intersected with those labels, taints, startup taints, weight,
  * limits, and the pool's current usage.
  */
-final class NodePoolConverter {
+public final class NodePoolConverter {
   private NodePoolConverter() {}
 
   /** Whether the provisioner may launch from this pool: dynamic (no replicas) and not being deleted. */

@@ -1,24 +1,148 @@
 package sh.karpenter.core.disruption;
 
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+
 /**
  * Voluntary disruption decisions (upstream pkg/controllers/disruption), pure: candidates, budgets,
  * the five methods in order, every move simulated with the provisioning {@code Scheduler} against the
  * whole cluster.
+ *
+ * <p>A loop ({@link #decide}) finds the candidates (§5.2) and the budgets (§2.2), then tries Emptiness,
+ * StaticDrift, Drift, multi-node and single-node consolidation in that order (§5.1); the first method
+ * that produces commands wins the loop. The caller waits the validation delay (15 s) and re-checks each
+ * command against fresh state with {@link #validate} before carrying it out.
  */
 public final class Disruption {
   private Disruption() {}
 
   /** One loop: the commands of the first method, in §5.1's order, that produces any. */
   public static Decision decide(DisruptionInput input) {
-    throw new UnsupportedOperationException("not yet");
+    Loop loop = new Loop(input);
+    Map<Reason, Integer> eligible = new EnumMap<>(Reason.class);
+    eligible.put(Reason.EMPTY, loop.emptinessCandidates().size());
+    eligible.put(Reason.DRIFTED, loop.driftCandidates(true).size() + loop.driftCandidates(false).size());
+    eligible.put(Reason.UNDERUTILIZED, loop.consolidationCandidates().size());
+    for (Method method : Method.values()) {
+      List<Command> commands =
+          switch (method) {
+            case EMPTINESS -> Emptiness.compute(loop);
+            case STATIC_DRIFT, DRIFT -> DriftMethod.compute(loop, method);
+            case MULTI_NODE_CONSOLIDATION -> MultiNodeConsolidation.compute(loop);
+            case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(loop);
+          };
+      if (!commands.isEmpty()) {
+        return new Decision(method, commands, loop.blocked(), loop.allowed, eligible, loop.scores());
+      }
+    }
+    return new Decision(null, List.of(), loop.blocked(), loop.allowed, eligible, loop.scores());
   }
 
   /**
    * Re-checks a command against fresh state after the validation delay (15 s): the candidates are
-   * still candidates within budget, and a fresh simulation still supports the move (for a replace,
-   * the new replacement's instance types are a subset of the command's).
+   * still candidates within budget, and a fresh simulation still supports the move.
+   *
+   * <p>Every candidate must still be a candidate on the same node and NodeClaim and still qualify for
+   * the command's method (empty and Consolidatable for emptiness, Consolidatable and underutilized for
+   * consolidation, drifted for drift), and the budgets for the command's reason must still allow them
+   * all. Emptiness, and a drift delete whose nodes are still empty, need no simulation. For
+   * consolidation, a fresh simulation must place every candidate pod and need as many new nodes as the
+   * command launches (none, or one); for a replace, every instance type the command may launch must
+   * still be among the fresh simulation's options, i.e. still fit the pods (upstream's check: the fresh
+   * options are not price-filtered, so they are the larger set). For drift, every pod must still find
+   * a place, on no more new nodes than the command launches.
    */
   public static Validation validate(Command command, DisruptionInput fresh) {
-    throw new UnsupportedOperationException("not yet");
+    Loop loop = new Loop(fresh);
+    boolean drift = command.method() == Method.STATIC_DRIFT || command.method() == Method.DRIFT;
+    List<Candidate> pool = drift ? loop.candidates.eventual() : loop.candidates.graceful();
+    List<Candidate> current = new ArrayList<>();
+    for (Candidate proposed : command.candidates()) {
+      Candidate now = null;
+      for (Candidate c : pool) {
+        if (c.name().equals(proposed.name()) && Objects.equals(c.nodeClaimName(), proposed.nodeClaimName())) {
+          now = c;
+          break;
+        }
+      }
+      if (now == null) {
+        return Validation.invalid("node " + proposed.name() + " is no longer a disruption candidate");
+      }
+      String ineligible = ineligible(command, now);
+      if (ineligible != null) {
+        return Validation.invalid(ineligible);
+      }
+      current.add(now);
+    }
+    Map<String, Integer> budgets = Budgets.remaining(fresh, command.reason());
+    for (Candidate c : current) {
+      if (budgets.getOrDefault(c.nodePoolName(), 0) <= 0) {
+        return Validation.invalid(
+            "budget for nodepool " + c.nodePoolName() + " reason " + command.reason().apiName() + " no longer allows disrupting " + c.name());
+      }
+      budgets.merge(c.nodePoolName(), -1, Integer::sum);
+    }
+    if (command.method() == Method.EMPTINESS) {
+      return Validation.VALID;
+    }
+    if (drift) {
+      if (command.replacements().isEmpty() && current.stream().allMatch(c -> Costs.isEmpty(Simulation.podsToMove(c)))) {
+        return Validation.VALID;
+      }
+      Simulation.Outcome outcome = loop.simulation.run(current, false);
+      if (!outcome.ok()) {
+        return Validation.invalid(outcome.message());
+      }
+      if (outcome.replacements().size() > command.replacements().size()) {
+        return Validation.invalid(
+            "the pods now need " + outcome.replacements().size() + " new nodes, the command launches " + command.replacements().size());
+      }
+      return Validation.VALID;
+    }
+    Simulation.Outcome outcome = loop.simulation.run(current, true);
+    if (!outcome.ok()) {
+      return Validation.invalid(outcome.message());
+    }
+    int needed = outcome.replacements().size();
+    if (needed > 1) {
+      return Validation.invalid("the pods now need " + needed + " new nodes");
+    }
+    if (needed == 0) {
+      return command.replacements().isEmpty()
+          ? Validation.VALID
+          : Validation.invalid("the pods now fit without a replacement; a better move exists");
+    }
+    if (command.replacements().isEmpty()) {
+      return Validation.invalid("the pods no longer fit without a new node");
+    }
+    Set<String> fits = new HashSet<>();
+    for (InstanceType type : outcome.replacements().getFirst().instanceTypeOptions()) {
+      fits.add(type.name());
+    }
+    for (PlannedNodeClaim replacement : command.replacements()) {
+      for (InstanceType type : replacement.instanceTypeOptions()) {
+        if (!fits.contains(type.name())) {
+          return Validation.invalid("replacement instance type " + type.name() + " no longer fits the pods");
+        }
+      }
+    }
+    return Validation.VALID;
+  }
+
+  /** Why a fresh candidate no longer qualifies for the command's method, or null. */
+  private static String ineligible(Command command, Candidate c) {
+    return switch (command.method()) {
+      case EMPTINESS -> Loop.emptiness(c) ? null : "node " + c.name() + " is no longer empty and consolidatable";
+      case STATIC_DRIFT, DRIFT -> c.state().drift() != null ? null : "node " + c.name() + " is no longer drifted";
+      case MULTI_NODE_CONSOLIDATION, SINGLE_NODE_CONSOLIDATION ->
+          Loop.consolidation(c) ? null : "node " + c.name() + " is no longer consolidatable";
+    };
   }
 }

@@ -2,10 +2,15 @@ package sh.karpenter.core.scheduling;
 
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayList;
 import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.taints.Taint;
 
@@ -47,6 +52,58 @@ public final class PlannedNodeClaim {
     this.annotations = template.annotations();
     this.cheapestOffering = cheapestOffering;
     this.minValuesRelaxed = minValuesRelaxed;
+  }
+
+  /** A copy of {@code plan} with other requirements, options, pods and price. */
+  private PlannedNodeClaim(
+      PlannedNodeClaim plan, Requirements requirements, List<InstanceType> instanceTypeOptions, List<Pod> pods, Offering cheapestOffering) {
+    this.nodePoolName = plan.nodePoolName;
+    this.requirements = requirements.frozen();
+    this.instanceTypeOptions = List.copyOf(instanceTypeOptions);
+    this.pods = List.copyOf(pods);
+    this.requests = plan.requests;
+    this.taints = plan.taints;
+    this.startupTaints = plan.startupTaints;
+    this.labels = plan.labels;
+    this.annotations = plan.annotations;
+    this.cheapestOffering = cheapestOffering;
+    this.minValuesRelaxed = plan.minValuesRelaxed;
+  }
+
+  /**
+   * This plan launching only as one of {@code options} under {@code requirements}, as consolidation
+   * narrows a replacement to cheaper types or pins it to spot: the options keep only those with an
+   * available offering compatible with the requirements, cheapest first; the instance-type requirement
+   * lists exactly them (its minValues kept); the plan is priced at the first option's cheapest such
+   * offering. Pods, requests, taints and labels stay as planned.
+   *
+   * @throws IllegalArgumentException when no option has a compatible available offering
+   */
+  public PlannedNodeClaim withInstanceTypeOptions(List<InstanceType> options, Requirements requirements) {
+    Requirements narrowed = requirements.copy();
+    List<InstanceType> ordered = new ArrayList<>(options.size());
+    for (InstanceType type : InstanceTypes.orderByPrice(options, narrowed)) {
+      if (type.hasAvailableOffering(narrowed)) {
+        ordered.add(type);
+      }
+    }
+    if (ordered.isEmpty()) {
+      throw new IllegalArgumentException("no instance type option has an available offering compatible with " + narrowed);
+    }
+    List<String> names = new ArrayList<>(ordered.size());
+    ordered.forEach(type -> names.add(type.name()));
+    Integer minValues = narrowed.has(Labels.INSTANCE_TYPE) ? narrowed.get(Labels.INSTANCE_TYPE).minValues() : null;
+    narrowed.put(Requirement.of(Labels.INSTANCE_TYPE, Operator.In, names, minValues));
+    return new PlannedNodeClaim(this, narrowed, ordered, pods, ordered.get(0).cheapestOffering(narrowed));
+  }
+
+  /**
+   * This plan carrying only {@code pods} (a subset of its pods). Requests, options and price stay as
+   * planned, so the node keeps room for the pods dropped: consolidation drops pending pods it
+   * simulated alongside a candidate's, which provisioning then places on the replacement.
+   */
+  public PlannedNodeClaim withPods(List<Pod> pods) {
+    return new PlannedNodeClaim(this, requirements, instanceTypeOptions, pods, cheapestOffering);
   }
 
   public String nodePoolName() {

@@ -6,6 +6,8 @@ public final class Annotations {
 
   /** {@code "true"}, or a duration counted from pod start, on pods and nodes. */
   public static final String DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
+  /** Kubernetes' ReplicaSet scale-down hint; disruption weighs a pod's eviction cost by it. */
+  public static final String POD_DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
   public static final String NODE_POOL_HASH = "karpenter.sh/nodepool-hash";
   public static final String NODE_POOL_HASH_VERSION = "karpenter.sh/nodepool-hash-version";
   /** The current value of {@link #NODE_POOL_HASH_VERSION}. */

@@ -1,0 +1,313 @@
+package sh.karpenter.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import sh.karpenter.benchmarks.workload.CostMix;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.cost.LowerBound;
+import sh.karpenter.core.cost.SchedulingLowerBound;
+import sh.karpenter.core.disruption.Candidate;
+import sh.karpenter.core.disruption.Command;
+import sh.karpenter.core.disruption.ConsolidationPolicy;
+import sh.karpenter.core.disruption.Decision;
+import sh.karpenter.core.disruption.Disruption;
+import sh.karpenter.core.disruption.DisruptionInput;
+import sh.karpenter.core.disruption.DisruptionOptions;
+import sh.karpenter.core.disruption.Method;
+import sh.karpenter.core.disruption.PoolPolicy;
+import sh.karpenter.core.disruption.StateNode;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.ExistingNode;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.Scheduler;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulingInput;
+import sh.karpenter.core.scheduling.SchedulingResult;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * How fast and how well disruption decides on large under-utilised clusters (not a test): synthetic
+ * clusters of 100, 1,000 and 5,000 on-demand nodes from the bundled AWS catalogue, each node filled to
+ * 15–55% of its CPU and memory with pods of the {@code mixed} cost mix, one NodePool
+ * (WhenEmptyOrUnderutilized, consolidateAfter 0s, upstream's default budget of 10%).
+ *
+ * <p>Each loop is one {@link Disruption#decide} (timed, wall clock and the thread's CPU), whose command
+ * is then carried out at once: the candidates go, their pods land where a fresh scheduling pass puts
+ * them, replacements come up as their cheapest instance type. Loops run until a decision finds nothing
+ * or the loop or time limit is reached. Printed per cluster: the decision time per loop (first, median,
+ * max), the commands by method, nodes removed and launched, savings per hour, and the cluster's hourly
+ * cost before and after next to the proven lower bound for the same pods ({@link SchedulingLowerBound}).
+ *
+ * <pre>
+ * java -Xmx1g -cp benchmarks/target/benchmarks.jar sh.karpenter.benchmarks.ConsolidationDecisions [options]
+ *   --nodes N[,N..]     cluster sizes (default 100,1000,5000)
+ *   --max-loops N       loops per cluster at most (default 100)
+ *   --time-limit S      seconds per cluster at most, counted in decisions (default 240)
+ *   --verbose           one line per loop: method, candidates, replacements, time
+ * </pre>
+ */
+public final class ConsolidationDecisions {
+  private static final String POOL = BenchmarkClusters.NODE_POOL;
+  private static final Instant NOW = Instant.parse("2026-03-02T12:00:00Z");
+  private static final List<String> NODE_TYPES =
+      List.of("m5.xlarge", "m5.2xlarge", "m5.4xlarge", "c5.2xlarge", "c5.4xlarge", "r5.xlarge", "r5.2xlarge");
+  private static final long SEED = 7;
+
+  private static boolean verbose;
+
+  private ConsolidationDecisions() {}
+
+  public static void main(String[] args) {
+    List<Integer> sizes = List.of(100, 1000, 5000);
+    int maxLoops = 100;
+    long timeLimitNanos = Duration.ofSeconds(240).toNanos();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--nodes" -> sizes = Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
+        case "--max-loops" -> maxLoops = Integer.parseInt(args[++i]);
+        case "--time-limit" -> timeLimitNanos = Duration.ofSeconds(Long.parseLong(args[++i])).toNanos();
+        case "--verbose" -> verbose = true;
+        default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see the class javadoc)");
+      }
+    }
+    List<InstanceType> catalogue = InstanceTypeCatalog.aws().instanceTypes();
+    SchedulingInput template = BenchmarkClusters.onDemandLinux(catalogue, List.of());
+    System.out.println("# consolidation decisions: bundled AWS catalogue (" + catalogue.size() + " types), on-demand, one NodePool");
+    // JIT warm-up on a small cluster, not reported
+    run(new Cluster(template, 60, SEED + 1), 20, timeLimitNanos, false);
+    System.out.println(
+        "| nodes | pods | loops | decision s (first / median / max) | CPU s (median / max) | commands (multi/single/empty) | nodes removed / launched | savings $/h | cost $/h before -> after | lower bound $/h | after / bound |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+    for (int size : sizes) {
+      run(new Cluster(template, size, SEED), maxLoops, timeLimitNanos, true);
+    }
+  }
+
+  private static void run(Cluster cluster, int maxLoops, long timeLimitNanos, boolean report) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    int nodes = cluster.nodes.size();
+    int pods = cluster.allPods().size();
+    double before = cluster.cost();
+    LowerBound bound = SchedulingLowerBound.of(BenchmarkClusters.onDemandLinux(cluster.template.templates().getFirst().instanceTypes(), cluster.allPods()), cluster.allPods());
+    List<Long> wall = new ArrayList<>();
+    List<Long> cpu = new ArrayList<>();
+    Map<Method, Integer> commands = new HashMap<>();
+    int removed = 0;
+    int launched = 0;
+    double savings = 0;
+    long spent = 0;
+    for (int loop = 0; loop < maxLoops && spent < timeLimitNanos; loop++) {
+      DisruptionInput input = cluster.input();
+      long cpuStart = threads.getCurrentThreadCpuTime();
+      long start = System.nanoTime();
+      Decision decision = Disruption.decide(input);
+      long elapsed = System.nanoTime() - start;
+      wall.add(elapsed);
+      cpu.add(threads.getCurrentThreadCpuTime() - cpuStart);
+      spent += elapsed;
+      if (verbose && report) {
+        System.out.printf(
+            Locale.ROOT,
+            "#   loop %d: %.3f s, %s%n",
+            loop,
+            elapsed / 1e9,
+            decision.isEmpty()
+                ? "nothing"
+                : decision.method().label() + " " + decision.commands().getFirst().candidates().size() + " -> "
+                    + decision.commands().getFirst().replacements().size());
+      }
+      if (decision.isEmpty()) {
+        break;
+      }
+      for (Command command : decision.commands()) {
+        commands.merge(command.method(), 1, Integer::sum);
+        removed += command.candidates().size();
+        launched += command.replacements().size();
+        savings += command.savings();
+        cluster.apply(command);
+      }
+    }
+    if (!report) {
+      return;
+    }
+    double after = cluster.cost();
+    System.out.printf(
+        Locale.ROOT,
+        "| %,d | %,d | %d | %.2f / %.2f / %.2f | %.2f / %.2f | %d (%d/%d/%d) | %d / %d | %.2f | %.2f -> %.2f | %.2f | %.3f |%n",
+        nodes,
+        pods,
+        wall.size(),
+        wall.getFirst() / 1e9,
+        median(wall) / 1e9,
+        max(wall) / 1e9,
+        median(cpu) / 1e9,
+        max(cpu) / 1e9,
+        commands.values().stream().mapToInt(Integer::intValue).sum(),
+        commands.getOrDefault(Method.MULTI_NODE_CONSOLIDATION, 0),
+        commands.getOrDefault(Method.SINGLE_NODE_CONSOLIDATION, 0),
+        commands.getOrDefault(Method.EMPTINESS, 0),
+        removed,
+        launched,
+        savings,
+        before,
+        after,
+        bound.perHour(),
+        after / bound.perHour());
+  }
+
+  private static long median(List<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    sorted.sort(null);
+    return sorted.get(sorted.size() / 2);
+  }
+
+  private static long max(List<Long> values) {
+    return values.stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+
+  /** A node of the synthetic cluster: its instance type, offering and bound pods. */
+  private static final class Node {
+    final String name;
+    final InstanceType type;
+    final Offering offering;
+    final List<Pod> pods = new ArrayList<>();
+
+    Node(String name, InstanceType type, Offering offering) {
+      this.name = name;
+      this.type = type;
+      this.offering = offering;
+    }
+
+    ExistingNode existing() {
+      Map<String, String> labels = new HashMap<>(type.requirements().labels());
+      labels.put(Labels.HOSTNAME, name);
+      labels.put(Labels.ZONE, offering.zone());
+      labels.put(Labels.CAPACITY_TYPE, offering.capacityType());
+      labels.put(Labels.INSTANCE_TYPE, type.name());
+      labels.put(Labels.NODE_POOL, POOL);
+      labels.put(Labels.OS, "linux");
+      return new ExistingNode(name, labels, List.of(), type.allocatable(), pods, true, POOL);
+    }
+
+    StateNode state() {
+      return new StateNode(
+          existing(), name, NOW.minus(Duration.ofDays(2)), NOW.minus(Duration.ofHours(1)), Duration.ofHours(720),
+          true, null, false, false, false, false, false, pods, List.of());
+    }
+  }
+
+  /** An under-utilised cluster that disruption commands are applied to. */
+  private static final class Cluster {
+    final SchedulingInput template;
+    final List<Node> nodes = new ArrayList<>();
+    private final Map<String, InstanceType> types = new HashMap<>();
+    private int nextNode;
+
+    Cluster(SchedulingInput template, int size, long seed) {
+      this.template = template;
+      for (InstanceType type : template.templates().getFirst().instanceTypes()) {
+        types.put(type.name(), type);
+      }
+      Random random = new Random(seed);
+      java.util.LinkedList<Pod> mix = new java.util.LinkedList<>(CostMix.MIXED.pods(size * 20));
+      for (int i = 0; i < size; i++) {
+        InstanceType type = types.get(NODE_TYPES.get(random.nextInt(NODE_TYPES.size())));
+        Offering offering = onDemand(type, random);
+        Node node = new Node("node-" + nextNode++, type, offering);
+        double target = 0.15 + 0.40 * random.nextDouble();
+        Resources allocatable = type.allocatable();
+        Resources used = Resources.EMPTY;
+        // first fit from the front of the queue, looking a little way ahead, up to the node's target use
+        java.util.Iterator<Pod> queue = mix.iterator();
+        for (int looked = 0; looked < 2000 && queue.hasNext(); looked++) {
+          Pod pod = queue.next();
+          Resources with = used.plus(pod.requests());
+          if (with.cpuMilli() <= target * allocatable.cpuMilli() && with.memoryMilli() <= target * allocatable.memoryMilli()) {
+            node.pods.add(pod.toBuilder().nodeName(node.name).build());
+            used = with;
+            queue.remove();
+          }
+        }
+        nodes.add(node);
+      }
+    }
+
+    private static Offering onDemand(InstanceType type, Random random) {
+      List<Offering> offerings = type.offerings().stream().filter(o -> Labels.CAPACITY_TYPE_ON_DEMAND.equals(o.capacityType()) && o.available()).toList();
+      return offerings.get(random.nextInt(offerings.size()));
+    }
+
+    List<Pod> allPods() {
+      List<Pod> pods = new ArrayList<>();
+      nodes.forEach(n -> pods.addAll(n.pods));
+      return pods;
+    }
+
+    double cost() {
+      return nodes.stream().mapToDouble(n -> n.offering.price()).sum();
+    }
+
+    DisruptionInput input() {
+      List<StateNode> states = new ArrayList<>(nodes.size());
+      nodes.forEach(n -> states.add(n.state()));
+      PoolPolicy pool = new PoolPolicy(POOL, ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of());
+      return new DisruptionInput(states, Map.of(POOL, pool), template, NOW, DisruptionOptions.defaults(Clock.system(ZoneOffset.UTC)));
+    }
+
+    /**
+     * Carries out a command at once: the candidates' pods go where a fresh scheduling pass over the
+     * other nodes puts them (the pass the decision simulated), the replacements come up as their
+     * cheapest instance type and offering.
+     */
+    void apply(Command command) {
+      Set<String> gone = new HashSet<>();
+      List<Pod> moving = new ArrayList<>();
+      for (Candidate candidate : command.candidates()) {
+        gone.add(candidate.name());
+        moving.addAll(candidate.reschedulablePods());
+      }
+      nodes.removeIf(n -> gone.contains(n.name));
+      Map<String, Node> byName = new HashMap<>();
+      List<ExistingNode> existing = new ArrayList<>();
+      for (Node node : nodes) {
+        byName.put(node.name, node);
+        existing.add(node.existing());
+      }
+      SchedulingResult result =
+          new Scheduler(
+                  new SchedulingInput(
+                      template.templates(), existing, moving, List.of(), null,
+                      template.options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback)))
+              .solve();
+      if (!result.unschedulable().isEmpty() || result.newNodeClaims().size() != command.replacements().size()) {
+        throw new IllegalStateException("the command no longer matches a scheduling pass: " + command);
+      }
+      result.existingNodePlacements().forEach((name, pods) -> {
+        Node node = byName.get(name);
+        pods.forEach(p -> node.pods.add(p.toBuilder().nodeName(node.name).build()));
+      });
+      for (int i = 0; i < command.replacements().size(); i++) {
+        PlannedNodeClaim replacement = command.replacements().get(i);
+        Node node = new Node("node-" + nextNode++, replacement.cheapestInstanceType(), replacement.cheapestOffering());
+        result.newNodeClaims().get(i).pods().forEach(p -> node.pods.add(p.toBuilder().nodeName(node.name).build()));
+        nodes.add(node);
+      }
+    }
+  }
+}

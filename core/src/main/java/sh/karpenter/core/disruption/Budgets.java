@@ -1,0 +1,141 @@
+package sh.karpenter.core.disruption;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Disruption budgets (karpenter-behaviour.md §2.2, upstream {@code BuildDisruptionBudgetMapping}): how
+ * many of a NodePool's nodes may be voluntarily disrupted now, per reason.
+ *
+ * <p>A budget's value is its {@code nodes} resolved against the pool's node count (a percentage rounds
+ * up: 5% of 10 nodes gives 1); a budget outside its schedule window contributes {@link
+ * Integer#MAX_VALUE}; a budget that does not parse fails closed and contributes 0. The pool allows, for
+ * a reason, the minimum over the budgets whose reasons include it (or name none), less the nodes
+ * already being disrupted, floored at 0.
+ */
+public final class Budgets {
+  private static final Pattern NODES = Pattern.compile("^(?:(100|[0-9]{1,2})%|([0-9]+))$");
+
+  private Budgets() {}
+
+  /**
+   * Whether the budget is active at {@code now}: always without a schedule; with one, when the first
+   * schedule hit after {@code now − duration} is not later than {@code now}.
+   *
+   * @throws IllegalArgumentException when the schedule does not parse
+   */
+  public static boolean isActive(Budget budget, Instant now) {
+    if (budget.schedule() == null) {
+      return true;
+    }
+    Duration duration = budget.duration() == null ? Duration.ZERO : budget.duration();
+    Instant hit = Cron.parse(budget.schedule()).next(now.minus(duration));
+    return hit != null && !hit.isAfter(now);
+  }
+
+  /**
+   * The number of nodes one budget allows out of {@code numNodes}: {@link Integer#MAX_VALUE} while it
+   * is inactive, 0 when its schedule or {@code nodes} does not parse.
+   */
+  public static int value(Budget budget, int numNodes, Instant now) {
+    boolean active;
+    try {
+      active = isActive(budget, now);
+    } catch (IllegalArgumentException e) {
+      return 0;
+    }
+    if (!active) {
+      return Integer.MAX_VALUE;
+    }
+    Matcher m = budget.nodes() == null ? null : NODES.matcher(budget.nodes().trim());
+    if (m == null || !m.matches()) {
+      return 0;
+    }
+    if (m.group(1) != null) {
+      long percent = Long.parseLong(m.group(1));
+      return (int) Math.ceilDiv(percent * numNodes, 100L);
+    }
+    try {
+      return Integer.parseInt(m.group(2));
+    } catch (NumberFormatException e) {
+      return Integer.MAX_VALUE; // more digits than an int holds: no limit worth stating
+    }
+  }
+
+  /**
+   * What the pool's budgets allow for {@code reason} out of {@code numNodes}, before subtracting the
+   * nodes already disrupting: the minimum over the budgets that apply to the reason, or {@link
+   * Integer#MAX_VALUE} when none does.
+   */
+  public static int allowed(PoolPolicy pool, Reason reason, int numNodes, Instant now) {
+    int allowed = Integer.MAX_VALUE;
+    for (Budget budget : pool.budgets()) {
+      if (budget.reasons() == null || budget.reasons().contains(reason)) {
+        allowed = Math.min(allowed, value(budget, numNodes, now));
+      }
+    }
+    return allowed;
+  }
+
+  /**
+   * Per NodePool and reason, what the budgets allow now before subtracting the nodes already
+   * disrupting (upstream's {@code karpenter_nodepools_allowed_disruptions}).
+   */
+  public static Map<String, Map<Reason, Integer>> allowed(DisruptionInput input) {
+    Map<String, int[]> counts = counts(input.nodes());
+    Map<String, Map<Reason, Integer>> result = new TreeMap<>();
+    for (PoolPolicy pool : input.pools().values()) {
+      int numNodes = counts.getOrDefault(pool.nodePoolName(), new int[2])[0];
+      Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
+      for (Reason reason : Reason.values()) {
+        byReason.put(reason, allowed(pool, reason, numNodes, input.now()));
+      }
+      result.put(pool.nodePoolName(), Map.copyOf(byReason));
+    }
+    return result;
+  }
+
+  /**
+   * Per NodePool, how many more nodes {@code reason} may disrupt now: {@link #allowed(DisruptionInput)}
+   * less the pool's nodes already deleting or marked for deletion, floored at 0. The map is mutable:
+   * methods decrement it as they take candidates.
+   */
+  public static Map<String, Integer> remaining(DisruptionInput input, Reason reason) {
+    Map<String, int[]> counts = counts(input.nodes());
+    Map<String, Integer> result = new HashMap<>();
+    for (PoolPolicy pool : input.pools().values()) {
+      int[] count = counts.getOrDefault(pool.nodePoolName(), new int[2]);
+      int allowed = allowed(pool, reason, count[0], input.now());
+      result.put(pool.nodePoolName(), Math.max(0, allowed - count[1]));
+    }
+    return result;
+  }
+
+  /**
+   * Per NodePool: {numNodes, disrupting}. numNodes counts managed, initialized nodes that are not
+   * deleting; disrupting counts managed, initialized nodes that are deleting or marked for deletion.
+   */
+  private static Map<String, int[]> counts(List<StateNode> nodes) {
+    Map<String, int[]> counts = new HashMap<>();
+    for (StateNode node : nodes) {
+      if (!node.managed() || !node.node().initialized() || node.nodePoolName() == null) {
+        continue;
+      }
+      int[] count = counts.computeIfAbsent(node.nodePoolName(), k -> new int[2]);
+      if (!node.deleting()) {
+        count[0]++;
+      }
+      if (node.deleting() || node.markedForDeletion()) {
+        count[1]++;
+      }
+    }
+    return counts;
+  }
+}

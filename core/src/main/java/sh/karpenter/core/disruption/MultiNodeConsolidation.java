@@ -1,0 +1,61 @@
+package sh.karpenter.core.disruption;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Multi-node consolidation (karpenter-behaviour.md §5.8, reason {@code Underutilized}): the candidates,
+ * in consolidation order and within their NodePools' budgets, at most {@value #MAX_CANDIDATES}, are
+ * searched by bisection for the longest prefix (of at least two) that can be deleted, or replaced by
+ * one node cheaper than the cheapest candidate of the same instance type. Once {@link
+ * DisruptionOptions#multiNodeTimeout()} has passed, the last valid prefix found is the command.
+ */
+final class MultiNodeConsolidation {
+  /** Upstream considers at most 100 candidates at once. */
+  static final int MAX_CANDIDATES = 100;
+
+  private MultiNodeConsolidation() {}
+
+  static List<Command> compute(Loop loop) {
+    List<Candidate> ordered = Loop.consolidationOrder(loop.consolidationCandidates());
+    Map<String, Integer> budgets = loop.budgetsCopy(Reason.UNDERUTILIZED);
+    List<Candidate> within = new ArrayList<>();
+    for (Candidate candidate : ordered) {
+      if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
+        loop.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        continue;
+      }
+      budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
+      within.add(candidate);
+    }
+    if (within.size() > MAX_CANDIDATES) {
+      within = within.subList(0, MAX_CANDIDATES);
+    }
+    if (within.size() < 2) {
+      return List.of();
+    }
+    Clock clock = loop.input.options().clock();
+    Instant deadline = clock.instant().plus(loop.input.options().multiNodeTimeout());
+    Command last = null;
+    int min = 1;
+    int max = within.size() - 1;
+    while (min <= max) {
+      if (clock.instant().isAfter(deadline)) {
+        break;
+      }
+      int mid = (min + max) >>> 1;
+      Consolidation.Move move = loop.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, within.subList(0, mid + 1));
+      Command command = move.valid() ? Consolidation.withoutSameInstanceType(move.command()) : null;
+      if (command != null && loop.approved(command)) {
+        last = command;
+        min = mid + 1;
+      } else {
+        max = mid - 1;
+      }
+    }
+    return last == null ? List.of() : List.of(last);
+  }
+}

@@ -1,0 +1,43 @@
+package sh.karpenter.core.disruption;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Single-node consolidation (karpenter-behaviour.md §5.7, reason {@code Underutilized}): the candidates,
+ * in consolidation order, are tried one at a time; the first that can be deleted, or replaced by one
+ * cheaper node (and, under the Balanced policy, whose move scores high enough), is the loop's command.
+ * A candidate consolidation cannot help is reported {@code Unconsolidatable} with the reason. The search
+ * stops, without a command, once {@link DisruptionOptions#singleNodeTimeout()} has passed.
+ */
+final class SingleNodeConsolidation {
+  private SingleNodeConsolidation() {}
+
+  static List<Command> compute(Loop loop) {
+    List<Candidate> ordered = Loop.consolidationOrder(loop.consolidationCandidates());
+    Map<String, Integer> budgets = loop.budgets(Reason.UNDERUTILIZED);
+    Clock clock = loop.input.options().clock();
+    Instant deadline = clock.instant().plus(loop.input.options().singleNodeTimeout());
+    for (Candidate candidate : ordered) {
+      if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
+        loop.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        continue;
+      }
+      if (clock.instant().isAfter(deadline)) {
+        return List.of();
+      }
+      Consolidation.Move move = loop.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));
+      if (!move.valid()) {
+        loop.report(candidate, Candidates.UNCONSOLIDATABLE, move.reason());
+        continue;
+      }
+      if (!loop.approved(move.command())) {
+        continue;
+      }
+      return List.of(move.command());
+    }
+    return List.of();
+  }
+}
