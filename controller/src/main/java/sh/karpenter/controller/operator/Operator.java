@@ -16,11 +16,19 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.cloudprovider.MeteredCloudProvider;
+import sh.karpenter.controller.disruption.DisruptionController;
+import sh.karpenter.controller.disruption.KubernetesDisruptionActions;
+import sh.karpenter.controller.disruption.OrchestrationQueue;
 import sh.karpenter.controller.health.HealthServer;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.node.NodeTermination;
+import sh.karpenter.controller.node.termination.EvictionQueue;
+import sh.karpenter.controller.node.termination.NodeTermination;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.nodeclaim.disruption.NodeClaimDisruption;
+import sh.karpenter.controller.nodeclaim.expiration.Expiration;
+import sh.karpenter.controller.nodeclaim.garbagecollection.GarbageCollection;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.nodeclaim.podevents.PodEvents;
 import sh.karpenter.controller.nodepool.NodePoolCounter;
 import sh.karpenter.controller.nodepool.NodePoolReadiness;
 import sh.karpenter.controller.nodepool.NodePoolValidation;
@@ -99,6 +107,11 @@ public final class Operator implements AutoCloseable {
     loops.add(new SingletonLoop(Provisioner.NAME, provisioner::reconcile, clock, observer));
     loops.add(new SingletonLoop("provisioner.trigger.pod", podTrigger::resync, clock, observer));
     loops.add(new SingletonLoop("provisioner.trigger.node", nodeTrigger::resync, clock, observer));
+    KubernetesDisruptionActions disruptionActions = new KubernetesDisruptionActions(client, informers, metrics, clock);
+    OrchestrationQueue disruptionQueue = new OrchestrationQueue(disruptionActions, state, events, metrics, clock);
+    loops.add(new SingletonLoop(DisruptionController.NAME,
+        new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options)::reconcile, clock, observer));
+    loops.add(new SingletonLoop(OrchestrationQueue.NAME, disruptionQueue::reconcile, clock, observer));
     loops.add(new SingletonLoop("state.metrics", () -> {
       metrics.clusterState(state.synced(), informers.nodes().getStore().list().size());
       return Result.requeueAfter(STATE_METRICS_PERIOD);
@@ -107,13 +120,37 @@ public final class Operator implements AutoCloseable {
     Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
         new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics),
         Controller.linearScaleReconciles(cpus, 100, 5000), clock, observer);
+    EvictionQueue evictionQueue = new EvictionQueue(client, informers, clock, events, metrics, observer);
+    controllers.add(evictionQueue.controller());
     Controller<String> termination = controller(NodeTermination.NAME,
-        new NodeTermination(client, informers, metered.forController(NodeTermination.NAME), metrics),
+        new NodeTermination(client, informers, metered.forController(NodeTermination.NAME), evictionQueue, clock, events, metrics),
         Controller.linearScaleReconciles(cpus, 100, 1000), clock, observer);
+    informers.pods().addEventHandler(handler((io.fabric8.kubernetes.api.model.Pod pod) ->
+        NodeTermination.terminatingNodeOf(informers, pod).ifPresent(termination::enqueue)));
     Controller<String> counter = controller(NodePoolCounter.NAME, new NodePoolCounter(client, informers, clock, metrics), 10, clock, observer);
     Controller<String> validation =
         controller(NodePoolValidation.NAME, new NodePoolValidation(client, informers, clock, events, metrics), 10, clock, observer);
     Controller<String> readiness = controller(NodePoolReadiness.NAME, new NodePoolReadiness(client, informers, clock, metrics), 10, clock, observer);
+    Controller<String> nodeClaimDisruption = controller(NodeClaimDisruption.NAME,
+        new NodeClaimDisruption(client, informers, metered.forController(NodeClaimDisruption.NAME), clock, metrics),
+        Controller.linearScaleReconciles(cpus, 10, 1000), clock, observer);
+    Controller<String> expiration = controller(Expiration.NAME,
+        new Expiration(client, informers, metered.forController(Expiration.NAME), clock, events, metrics),
+        Controller.linearScaleReconciles(cpus, 10, 1000), clock, observer);
+    PodEvents podEvents = new PodEvents(client, informers, metered.forController(PodEvents.NAME), clock);
+    Controller<String> podEventsController =
+        controller(PodEvents.NAME, podEvents, Controller.linearScaleReconciles(cpus, 10, 1000), clock, observer);
+    informers.pods().addEventHandler(podEvents.handler(podEventsController::enqueue));
+    GarbageCollection garbageCollection =
+        new GarbageCollection(client, informers, metered.forController(GarbageCollection.NAME), clock, metrics);
+    loops.add(new SingletonLoop(GarbageCollection.NAME, garbageCollection::reconcile, clock, observer));
+    informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> {
+      nodeClaimDisruption.enqueue(claim.getMetadata().getName());
+      expiration.enqueue(claim.getMetadata().getName());
+    }));
+    informers.nodePools().addEventHandler(NodeClaimDisruption.nodePoolHandler(informers, nodeClaimDisruption::enqueue));
+    informers.nodes().addEventHandler(handler((Node node) -> NodeClaims.forProviderId(informers, providerId(node))
+        .forEach(claim -> nodeClaimDisruption.enqueue(claim.getMetadata().getName()))));
 
     informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> {
       lifecycle.enqueue(claim.getMetadata().getName());

@@ -2,6 +2,7 @@ package sh.karpenter.controller.state;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -43,6 +44,7 @@ import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.topology.DefaultConstraints;
 import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.core.wellknown.Labels;
@@ -168,11 +170,26 @@ public final class ClusterState {
    * cannot be converted are left out and listed in {@link StateSnapshot#invalid()}.
    */
   public StateSnapshot provisioningSnapshot() {
+    return snapshot(listing());
+  }
+
+  /** The informers' objects, read in upstream's order. */
+  private record Listing(List<Node> nodes, List<NodeClaim> claims, List<Pod> pods, List<NodePool> pools) {}
+
+  private Listing listing() {
     // Capacity first, then pods: capacity that appears in between is counted, never the reverse.
     List<Node> nodes = informers.nodes().getStore().list();
     List<NodeClaim> claims = nodeClaims();
     List<Pod> pods = informers.pods().getStore().list();
     List<NodePool> pools = informers.nodePools().getStore().list();
+    return new Listing(nodes, claims, pods, pools);
+  }
+
+  private StateSnapshot snapshot(Listing listing) {
+    List<Node> nodes = listing.nodes();
+    List<NodeClaim> claims = listing.claims();
+    List<Pod> pods = listing.pods();
+    List<NodePool> pools = listing.pools();
 
     Map<String, NodeClaim> claimByProviderId = new HashMap<>();
     for (NodeClaim claim : claims) {
@@ -301,6 +318,82 @@ public final class ClusterState {
         invalid.add(new StateSnapshot.InvalidObject(culprit.object(), culprit.origin(), e.getMessage()));
         remaining.remove(culprit);
       }
+    }
+  }
+
+  // ---------------------------------------------------------------- disruption view
+
+  /**
+   * The input of one disruption decision, read from one listing of the informers: the provisioning
+   * snapshot (whose scheduler input disruption simulates against, so both see the same cluster) and
+   * every Node, managed or not, with its NodeClaim, bound pods, deletion mark and nomination, plus
+   * every in-flight NodeClaim as an uninitialized node. Nodes the provisioning snapshot leaves out
+   * (being deleted, marked for deletion) are converted the same way on their own, because disruption
+   * budgets count them as disrupting; a Node that cannot be converted at all is left out.
+   */
+  public DisruptionView disruptionView() {
+    Listing listing = listing();
+    StateSnapshot snapshot = snapshot(listing);
+    Map<String, ExistingNode> converted = new HashMap<>();
+    snapshot.cluster().nodes().forEach(n -> converted.put(n.name(), n));
+    Map<String, NodeClaim> claimByProviderId = new HashMap<>();
+    Map<String, NodeClaim> claimByName = new HashMap<>();
+    for (NodeClaim claim : listing.claims()) {
+      claimByName.put(claim.getMetadata().getName(), claim);
+      String providerId = providerId(claim);
+      if (providerId != null) {
+        claimByProviderId.put(providerId, claim);
+      }
+    }
+    Map<String, List<Pod>> podsByNode = new HashMap<>();
+    for (Pod pod : listing.pods()) {
+      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      if (nodeName != null && !nodeName.isEmpty()) {
+        podsByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(pod);
+      }
+    }
+    List<DisruptionView.NodeView> views = new ArrayList<>();
+    for (Node node : listing.nodes()) {
+      String name = node.getMetadata().getName();
+      String providerId = providerId(node);
+      NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
+      List<Pod> pods = podsByNode.getOrDefault(name, List.of());
+      ExistingNode existing = converted.containsKey(name) ? converted.get(name) : convertLeftOut(node, claim, pods);
+      if (existing == null) {
+        continue;
+      }
+      boolean nominated = isNominated(name) || (claim != null && isNominated(claim.getMetadata().getName()));
+      views.add(new DisruptionView.NodeView(
+          existing, node, claim, pods, providerId != null && markedForDeletion.contains(providerId), nominated));
+    }
+    for (String name : snapshot.inFlight()) {
+      ExistingNode existing = converted.get(name);
+      NodeClaim claim = claimByName.get(name);
+      if (existing != null && claim != null) {
+        views.add(new DisruptionView.NodeView(existing, null, claim, List.of(), false, isNominated(name)));
+      }
+    }
+    return new DisruptionView(snapshot, views, snapshot.nodePools(), informers.podDisruptionBudgets().getStore().list());
+  }
+
+  /**
+   * A Node the provisioning snapshot left out (being deleted or marked for deletion), converted by
+   * the same builder as if it were live; null when it cannot be converted.
+   */
+  private static ExistingNode convertLeftOut(Node node, NodeClaim claim, List<Pod> pods) {
+    String name = node.getMetadata().getName();
+    Node live = deleting(node) ? new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build() : node;
+    SnapshotBuilder builder = new SnapshotBuilder(pool -> List.of());
+    try {
+      builder.add(live, "Node " + name);
+      if (claim != null) {
+        builder.addNodeClaim(claim, "NodeClaim " + claim.getMetadata().getName());
+      }
+      pods.forEach(pod -> builder.add(pod, "Pod " + key(pod)));
+      return builder.build().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
+    } catch (SnapshotInputException e) {
+      LOG.warn("leaving an invalid node out of disruption: {}", e.getMessage());
+      return null;
     }
   }
 
@@ -524,7 +617,7 @@ public final class ClusterState {
    * Upstream's {@code IsReschedulable}: active (or a terminating StatefulSet pod, whose replacement
    * cannot start before it is gone), not a DaemonSet pod, not a mirror pod.
    */
-  static boolean reschedulable(Pod pod) {
+  public static boolean reschedulable(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       return false;
@@ -537,7 +630,7 @@ public final class ClusterState {
   }
 
   /** {@code karpenter.sh/do-not-disrupt}: {@code "true"}, or a duration from pod start that has not elapsed. */
-  static boolean doNotDisrupt(Pod pod, Instant now) {
+  public static boolean doNotDisrupt(Pod pod, Instant now) {
     String value = annotations(pod).get(Annotations.DO_NOT_DISRUPT);
     if (value == null) {
       return false;

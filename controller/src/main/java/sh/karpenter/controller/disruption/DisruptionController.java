@@ -1,0 +1,253 @@
+package sh.karpenter.controller.disruption;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Node;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.state.DisruptionView;
+import sh.karpenter.core.disruption.Blocked;
+import sh.karpenter.core.disruption.Command;
+import sh.karpenter.core.disruption.Decision;
+import sh.karpenter.core.disruption.Disruption;
+import sh.karpenter.core.disruption.DisruptionInput;
+import sh.karpenter.core.disruption.DisruptionOptions;
+import sh.karpenter.core.disruption.Method;
+import sh.karpenter.core.disruption.Reason;
+import sh.karpenter.core.disruption.ScoredMove;
+import sh.karpenter.core.disruption.Validation;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.wellknown.TaintKeys;
+
+/**
+ * The {@code disruption} singleton (upstream disruption/controller.go, karpenter-behaviour.md §5.1):
+ * every 10 seconds, once cluster state is synced, it asks core's {@link Disruption#decide} for the
+ * commands of the first method (Emptiness → StaticDrift → Drift → MultiNodeConsolidation →
+ * SingleNodeConsolidation) that produces any, reports what it found (eligible nodes, allowed
+ * disruptions, Balanced scores, {@code Unconsolidatable} and {@code DisruptionBlocked} events) and
+ * hands the commands to the {@link OrchestrationQueue}.
+ *
+ * <p>Emptiness and consolidation commands are validated first: the loop keeps them for the 15 s
+ * {@code commandValidationDelay} (requeueing, never sleeping), then re-checks them against fresh
+ * cluster state with {@link Disruption#validate}; a command that no longer holds is dropped and
+ * counted in {@code karpenter_voluntary_disruption_failed_validations_total}. Drift commands go to
+ * the queue at once.
+ *
+ * <p>Every loop also removes the {@code karpenter.sh/disrupted} taint and the {@code
+ * DisruptionReason} condition from managed nodes that no command holds and that are not being
+ * deleted: the leftovers of a crashed predecessor, which would otherwise stay cordoned forever.
+ */
+public final class DisruptionController {
+  /** The loop's name (metrics, logs), as upstream. */
+  public static final String NAME = "disruption";
+  /** How often the loop looks for disruptions when the last look found none. */
+  static final Duration POLL = Duration.ofSeconds(10);
+  static final Duration UNSYNCED_REQUEUE = Duration.ofSeconds(1);
+  /** Upstream's {@code commandValidationDelay}. */
+  static final Duration VALIDATION_DELAY = Duration.ofSeconds(15);
+  /** A Balanced move is approved at a score of at least 1/k, k = 2. */
+  static final double BALANCED_THRESHOLD = 0.5;
+  /** The methods whose commands are validated again after the delay. */
+  static final Set<Method> VALIDATED =
+      EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION);
+
+  private static final Logger LOG = LoggerFactory.getLogger(DisruptionController.class);
+
+  /** Core's decision and validation ({@link Disruption}); tests substitute their own. */
+  interface Decider {
+    Decision decide(DisruptionInput input);
+
+    Validation validate(Command command, DisruptionInput fresh);
+  }
+
+  private final BooleanSupplier synced;
+  private final Supplier<DisruptionView> views;
+  private final Decider decider;
+  private final OrchestrationQueue queue;
+  private final DisruptionActions actions;
+  private final DisruptionEvents events;
+  private final Metrics metrics;
+  private final Clock clock;
+  private final SchedulerOptions scheduler;
+  private final DisruptionOptions disruptionOptions;
+
+  private List<Command> awaitingValidation = List.of();
+  private Instant validateAt;
+
+  public DisruptionController(
+      ClusterState state, OrchestrationQueue queue, DisruptionActions actions, EventRecorder recorder, Metrics metrics, Clock clock,
+      Options options) {
+    this(state::synced, state::disruptionView, new Decider() {
+      @Override
+      public Decision decide(DisruptionInput input) {
+        return Disruption.decide(input);
+      }
+
+      @Override
+      public Validation validate(Command command, DisruptionInput fresh) {
+        return Disruption.validate(command, fresh);
+      }
+    }, queue, actions, recorder, metrics, clock, options);
+  }
+
+  DisruptionController(
+      BooleanSupplier synced, Supplier<DisruptionView> views, Decider decider, OrchestrationQueue queue, DisruptionActions actions,
+      EventRecorder recorder, Metrics metrics, Clock clock, Options options) {
+    this.synced = synced;
+    this.views = views;
+    this.decider = decider;
+    this.queue = queue;
+    this.actions = actions;
+    this.events = new DisruptionEvents(recorder);
+    this.metrics = metrics;
+    this.clock = clock;
+    this.scheduler = options.scheduler();
+    this.disruptionOptions =
+        DisruptionOptions.defaults(clock).withSpotToSpotConsolidation(options.featureGates().getOrDefault("SpotToSpotConsolidation", false));
+  }
+
+  /**
+   * The loop body: validates the commands waiting for it once their delay is over, else decides.
+   * Returns at once after handing commands to the queue (another method may act next), after the
+   * remaining delay while commands wait for validation, else after {@link #POLL}.
+   */
+  public Result reconcile() {
+    if (!synced.getAsBoolean()) {
+      LOG.debug("waiting on cluster sync");
+      return Result.requeueAfter(UNSYNCED_REQUEUE);
+    }
+    DisruptionView view = views.get();
+    removeStaleMarks(view);
+    Instant now = clock.instant();
+    if (!awaitingValidation.isEmpty()) {
+      if (now.isBefore(validateAt)) {
+        return Result.requeueAfter(Duration.between(now, validateAt));
+      }
+      List<Command> commands = awaitingValidation;
+      awaitingValidation = List.of();
+      DisruptionInput fresh = input(view, now);
+      for (Command command : commands) {
+        Validation validation = decider.validate(command, fresh);
+        if (validation.valid()) {
+          queue.start(command);
+        } else {
+          LOG.info("abandoning a {} command after validation: {}", command.method().label(), validation.reason());
+          metrics.disruption().failedValidation(command.method().consolidationType());
+        }
+      }
+      return Result.requeueAfter(Duration.ZERO);
+    }
+
+    Decision decision = decide(view, now);
+    if (decision.isEmpty()) {
+      return Result.requeueAfter(POLL);
+    }
+    if (VALIDATED.contains(decision.method())) {
+      awaitingValidation = decision.commands();
+      validateAt = now.plus(VALIDATION_DELAY);
+      return Result.requeueAfter(VALIDATION_DELAY);
+    }
+    decision.commands().forEach(queue::start);
+    return Result.requeueAfter(Duration.ZERO);
+  }
+
+  /** True while commands wait for their validation. */
+  public boolean awaitingValidation() {
+    return !awaitingValidation.isEmpty();
+  }
+
+  private DisruptionInput input(DisruptionView view, Instant now) {
+    return DisruptionInputs.of(view, queue::holds, scheduler, now, disruptionOptions);
+  }
+
+  /** One decision, with its metrics and events. */
+  private Decision decide(DisruptionView view, Instant now) {
+    DisruptionInput input = input(view, now);
+    Instant start = clock.instant();
+    Decision decision = decider.decide(input);
+    Duration took = Duration.between(start, clock.instant());
+    var disruption = metrics.disruption();
+    if (decision.method() != null) {
+      disruption.decisionEvaluated(decision.method().label(), decision.method().consolidationType(), took);
+    }
+    for (Reason reason : Reason.values()) {
+      disruption.eligibleNodes(reason.metricLabel(), decision.eligibleNodes().getOrDefault(reason, 0));
+    }
+    decision.allowedDisruptions().forEach((pool, byReason) ->
+        byReason.forEach((reason, allowed) -> disruption.allowedDisruptions(pool, reason.metricLabel(), allowed)));
+
+    Map<String, DisruptionView.NodeView> byNode = new HashMap<>();
+    Map<String, DisruptionView.NodeView> byNodeClaim = new HashMap<>();
+    for (DisruptionView.NodeView node : view.nodes()) {
+      byNode.put(node.name(), node);
+      if (node.nodeClaim() != null) {
+        byNodeClaim.put(node.nodeClaim().getMetadata().getName(), node);
+      }
+    }
+    for (Blocked blocked : decision.blocked()) {
+      DisruptionView.NodeView node = blocked.nodeName() != null ? byNode.get(blocked.nodeName()) : byNodeClaim.get(blocked.nodeClaimName());
+      if (node != null) {
+        events.blocked(node.object(), node.nodeClaim(), blocked);
+      }
+    }
+    for (ScoredMove move : decision.scores()) {
+      disruption.consolidationScore(move.nodePoolName(), move.approved(), move.score());
+      for (String claim : move.nodeClaimNames()) {
+        DisruptionView.NodeView node = byNodeClaim.get(claim);
+        if (node != null) {
+          events.scored(node.object(), node.nodeClaim(), move, BALANCED_THRESHOLD);
+        }
+      }
+    }
+    if (!decision.isEmpty()) {
+      LOG.info("disruption decided method={} commands={}", decision.method().label(), decision.commands().size());
+    }
+    return decision;
+  }
+
+  /**
+   * Removes the disrupted taint and the {@code DisruptionReason} condition from managed nodes that no
+   * command holds and that are neither marked for deletion nor being deleted (upstream does this at
+   * the start of every loop).
+   */
+  private void removeStaleMarks(DisruptionView view) {
+    for (DisruptionView.NodeView node : view.nodes()) {
+      NodeClaim claim = node.nodeClaim();
+      Node object = node.object();
+      if (object == null || claim == null || node.markedForDeletion() || ObjectWrites.isDeleting(object) || ObjectWrites.isDeleting(claim)
+          || queue.holds(claim.getMetadata().getName())) {
+        continue;
+      }
+      List<Condition> conditions = claim.getStatus() == null ? null : claim.getStatus().getConditions();
+      boolean tainted = object.getSpec() != null && object.getSpec().getTaints() != null
+          && object.getSpec().getTaints().stream().anyMatch(t -> TaintKeys.DISRUPTED.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
+      if (!tainted && Conditions.get(conditions, ConditionTypes.DISRUPTION_REASON).isEmpty()) {
+        continue;
+      }
+      try {
+        LOG.info("removing a stale disruption mark from node {} (nodeclaim {})", node.name(), claim.getMetadata().getName());
+        actions.unmarkDisrupted(node.name(), claim.getMetadata().getName());
+      } catch (RuntimeException e) {
+        LOG.warn("removing the stale disruption mark of node {} failed: {}", node.name(), e.toString());
+      }
+    }
+  }
+}

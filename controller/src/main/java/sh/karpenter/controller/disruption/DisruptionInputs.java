@@ -1,0 +1,215 @@
+package sh.karpenter.controller.disruption;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.DisruptionReason;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.snapshot.DisruptionBudgets;
+import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.state.DisruptionView;
+import sh.karpenter.core.disruption.Budget;
+import sh.karpenter.core.disruption.ConsolidationPolicy;
+import sh.karpenter.core.disruption.DisruptionInput;
+import sh.karpenter.core.disruption.DisruptionOptions;
+import sh.karpenter.core.disruption.Drift;
+import sh.karpenter.core.disruption.PodBlocker;
+import sh.karpenter.core.disruption.PoolPolicy;
+import sh.karpenter.core.disruption.Reason;
+import sh.karpenter.core.disruption.StateNode;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.taints.Taint;
+import sh.karpenter.core.wellknown.Annotations;
+import sh.karpenter.core.wellknown.TaintKeys;
+
+/**
+ * Converts a {@link DisruptionView} of cluster state into core's {@link DisruptionInput}: every node
+ * as a {@link StateNode} (the scheduler's view provisioning uses, plus the NodeClaim's expiry, pod
+ * event time, {@code Consolidatable} and {@code Drifted} conditions, deletion, deletion marks,
+ * nominations, the node's {@code do-not-disrupt} annotation, its reschedulable pods and the pods that
+ * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} with
+ * upstream's defaults, and the provisioning snapshot's scheduler input for simulations.
+ */
+public final class DisruptionInputs {
+  private static final Logger LOG = LoggerFactory.getLogger(DisruptionInputs.class);
+  /** The CRD default of {@code expireAfter}, for a NodeClaim that carries none. */
+  static final Duration DEFAULT_EXPIRE_AFTER = Duration.ofHours(720);
+  private static final Taint DISRUPTED = new Taint(TaintKeys.DISRUPTED, "", Taint.Effect.NoSchedule);
+
+  private DisruptionInputs() {}
+
+  /**
+   * The decision input for {@code view}.
+   *
+   * @param queued whether a NodeClaim (by name) is a candidate of a command the orchestration queue
+   *     holds: such nodes count as marked for deletion, so they are never chosen twice
+   */
+  public static DisruptionInput of(
+      DisruptionView view, Predicate<String> queued, SchedulerOptions scheduler, Instant now, DisruptionOptions options) {
+    DisruptionBudgets pdbs = DisruptionBudgets.of(view.podDisruptionBudgets());
+    List<StateNode> nodes = new ArrayList<>(view.nodes().size());
+    for (DisruptionView.NodeView node : view.nodes()) {
+      nodes.add(stateNode(node, queued, pdbs, now));
+    }
+    Map<String, PoolPolicy> pools = new LinkedHashMap<>();
+    view.nodePools().forEach((name, pool) -> pools.put(name, policy(pool)));
+    return new DisruptionInput(nodes, pools, view.scheduling().cluster().schedulingInput(scheduler), now, options);
+  }
+
+  /** One node as disruption sees it. */
+  static StateNode stateNode(DisruptionView.NodeView view, Predicate<String> queued, DisruptionBudgets pdbs, Instant now) {
+    NodeClaim claim = view.nodeClaim();
+    Node node = view.object();
+    String claimName = claim == null ? null : claim.getMetadata().getName();
+    List<Condition> conditions = claim == null || claim.getStatus() == null ? null : claim.getStatus().getConditions();
+    Map<String, sh.karpenter.core.pod.Pod> bound = new HashMap<>();
+    view.node().pods().forEach(p -> bound.put(p.key(), p));
+
+    List<sh.karpenter.core.pod.Pod> reschedulable = new ArrayList<>();
+    List<PodBlocker> blockers = new ArrayList<>();
+    for (Pod pod : view.pods()) {
+      String key = key(pod);
+      sh.karpenter.core.pod.Pod converted = bound.get(key);
+      if (converted != null && ClusterState.reschedulable(pod)) {
+        reschedulable.add(converted);
+      }
+      if (!active(pod)) {
+        continue;
+      }
+      if (ClusterState.doNotDisrupt(pod, now)) {
+        blockers.add(new PodBlocker(key, "pod " + key + " has \"" + Annotations.DO_NOT_DISRUPT + "\" annotation"));
+        continue;
+      }
+      // Pods that will not be evicted (mirror pods, pods tolerating the disrupted taint) ignore PDBs.
+      if (mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(DISRUPTED)))) {
+        continue;
+      }
+      pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
+    }
+    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim));
+    return new StateNode(
+        view.node(),
+        claimName,
+        createdAt(claim != null ? claim : node, now),
+        claim == null || claim.getStatus() == null ? null : time(claim.getStatus().getLastPodEventTime()),
+        expireAfter(claim),
+        Conditions.isTrue(conditions, ConditionTypes.CONSOLIDATABLE),
+        drift(conditions),
+        deleting,
+        view.markedForDeletion() || (claimName != null && queued.test(claimName)),
+        view.nominated(),
+        node != null && "true".equals(annotations(node).get(Annotations.DO_NOT_DISRUPT)),
+        claim != null && claim.getSpec() != null && claim.getSpec().getTerminationGracePeriod() != null,
+        reschedulable,
+        blockers);
+  }
+
+  /** A NodePool's {@code spec.disruption} with upstream's defaults (WhenEmptyOrUnderutilized, 0s, [10%]). */
+  static PoolPolicy policy(NodePool pool) {
+    var disruption = pool.getSpec() == null ? null : pool.getSpec().getDisruption();
+    ConsolidationPolicy policy = ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
+    Duration consolidateAfter = Duration.ZERO;
+    List<Budget> budgets = new ArrayList<>();
+    if (disruption != null) {
+      if (disruption.getConsolidationPolicy() != null) {
+        policy = switch (disruption.getConsolidationPolicy()) {
+          case WhenEmpty -> ConsolidationPolicy.WHEN_EMPTY;
+          case WhenEmptyOrUnderutilized -> ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
+          case Balanced -> ConsolidationPolicy.BALANCED;
+        };
+      }
+      if (disruption.getConsolidateAfter() != null) {
+        consolidateAfter = disruption.getConsolidateAfter().duration();
+      }
+      for (sh.karpenter.api.v1.Budget budget : disruption.getBudgets() == null ? List.<sh.karpenter.api.v1.Budget>of() : disruption.getBudgets()) {
+        Set<Reason> reasons = null;
+        if (budget.getReasons() != null) {
+          reasons = new LinkedHashSet<>();
+          for (DisruptionReason reason : budget.getReasons()) {
+            reasons.add(Reason.ofApiName(reason.name()));
+          }
+        }
+        budgets.add(new Budget(
+            budget.getNodes() == null ? Budget.DEFAULT.nodes() : budget.getNodes(),
+            budget.getSchedule(),
+            budget.getDuration() == null ? null : budget.getDuration().duration(),
+            reasons));
+      }
+    }
+    return new PoolPolicy(pool.getMetadata().getName(), policy, consolidateAfter, budgets);
+  }
+
+  /** {@code spec.expireAfter}: null for Never, upstream's 720h default when absent. */
+  private static Duration expireAfter(NodeClaim claim) {
+    if (claim == null) {
+      return null;
+    }
+    var expireAfter = claim.getSpec() == null ? null : claim.getSpec().getExpireAfter();
+    return expireAfter == null ? DEFAULT_EXPIRE_AFTER : expireAfter.duration();
+  }
+
+  /** The {@code Drifted=True} condition, or null. */
+  private static Drift drift(List<Condition> conditions) {
+    Optional<Condition> drifted = Conditions.get(conditions, ConditionTypes.DRIFTED).filter(c -> Conditions.TRUE.equals(c.getStatus()));
+    return drifted.map(c -> new Drift(c.getReason(), time(c.getLastTransitionTime()))).orElse(null);
+  }
+
+  private static Instant createdAt(HasMetadata object, Instant now) {
+    Instant created = object == null ? null : time(object.getMetadata().getCreationTimestamp());
+    return created == null ? now : created;
+  }
+
+  /** An RFC 3339 time, or null when absent or unreadable. */
+  private static Instant time(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(text).toInstant();
+    } catch (DateTimeParseException e) {
+      LOG.debug("ignoring unreadable time {}", text);
+      return null;
+    }
+  }
+
+  /** Upstream's {@code IsActive}: neither finished nor terminating. */
+  private static boolean active(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
+  }
+
+  private static boolean mirror(Pod pod) {
+    return annotations(pod).containsKey("kubernetes.io/config.mirror")
+        || (pod.getMetadata().getOwnerReferences() != null
+            && pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> "Node".equals(o.getKind())));
+  }
+
+  private static Map<String, String> annotations(HasMetadata object) {
+    return object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
+  }
+
+  private static String key(Pod pod) {
+    String namespace = pod.getMetadata().getNamespace();
+    return (namespace == null ? "default" : namespace) + "/" + pod.getMetadata().getName();
+  }
+}

@@ -1,0 +1,224 @@
+package sh.karpenter.controller.disruption;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static sh.karpenter.controller.disruption.TestViews.claim;
+import static sh.karpenter.controller.disruption.TestViews.node;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.client.CollectorRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.state.DisruptionView;
+import sh.karpenter.core.clock.TestingClock;
+import sh.karpenter.core.disruption.Blocked;
+import sh.karpenter.core.disruption.Candidate;
+import sh.karpenter.core.disruption.Command;
+import sh.karpenter.core.disruption.Decision;
+import sh.karpenter.core.disruption.DisruptionInput;
+import sh.karpenter.core.disruption.Method;
+import sh.karpenter.core.disruption.Reason;
+import sh.karpenter.core.disruption.ScoredMove;
+import sh.karpenter.core.disruption.StateNode;
+import sh.karpenter.core.disruption.Validation;
+
+/** The disruption loop around core's decision: sync gate, validation delay, queueing, reporting, stale marks. */
+class DisruptionControllerTest {
+
+  private final TestingClock clock = new TestingClock(Instant.parse("2030-01-02T00:00:00Z"));
+  private final KubernetesClient client =
+      new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").build()).build();
+  private final Informers informers = new Informers(client);
+  private final ClusterState state = new ClusterState(informers, clock, pool -> List.of(), Options.defaults());
+  private final FakeDisruptionActions actions = new FakeDisruptionActions().candidate("node-a", "claim-a");
+  private final TestingEventRecorder events = new TestingEventRecorder(clock);
+  private final CollectorRegistry registry = new CollectorRegistry();
+  private final Metrics metrics = new Metrics(registry);
+  private final OrchestrationQueue queue = new OrchestrationQueue(actions, state, events, metrics, clock);
+  private final AtomicBoolean synced = new AtomicBoolean(true);
+  private DisruptionView view = new TestViews().add(node("node-a", "")).add(claim("claim-a", "node-a", "", "")).build();
+
+  /** Answers with the decisions and validations a test sets, and remembers the inputs it saw. */
+  private final class FakeDecider implements DisruptionController.Decider {
+    final List<DisruptionInput> decided = new ArrayList<>();
+    final List<DisruptionInput> validated = new ArrayList<>();
+    Decision decision = decision(null, List.of(), List.of(), List.of());
+    Validation validation = Validation.VALID;
+
+    @Override
+    public Decision decide(DisruptionInput input) {
+      decided.add(input);
+      return decision;
+    }
+
+    @Override
+    public Validation validate(Command command, DisruptionInput fresh) {
+      validated.add(fresh);
+      return validation;
+    }
+  }
+
+  private final FakeDecider decider = new FakeDecider();
+  private final DisruptionController controller =
+      new DisruptionController(synced::get, () -> view, decider, queue, actions, events, metrics, clock, Options.defaults());
+
+  @AfterEach
+  void close() {
+    informers.close();
+    client.close();
+  }
+
+  private static Decision decision(Method method, List<Command> commands, List<Blocked> blocked, List<ScoredMove> scores) {
+    return new Decision(method, commands, blocked, Map.of("general", Map.of(Reason.DRIFTED, 2)), Map.of(Reason.DRIFTED, 1), scores);
+  }
+
+  private Command command(Method method) {
+    StateNode node = DisruptionInputs.of(view, n -> false, Options.defaults().scheduler(), clock.instant(),
+        sh.karpenter.core.disruption.DisruptionOptions.defaults(clock)).nodes().getFirst();
+    Candidate candidate = new Candidate(node, DisruptionInputs.policy(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL)),
+        null, null, 1);
+    return new Command(method, method.reason(), List.of(candidate), List.of(), 1);
+  }
+
+  private double sample(String name, String[] labels, String[] values) {
+    Double value = registry.getSampleValue(name, labels, values);
+    return value == null ? 0 : value;
+  }
+
+  @Test
+  void nothingIsDecidedBeforeClusterStateIsSynced() {
+    synced.set(false);
+
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(1)));
+    assertThat(decider.decided).isEmpty();
+  }
+
+  @Test
+  void withNothingToDoTheLoopLooksAgainInTenSecondsAndReportsWhatItFound() {
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(10)));
+
+    assertThat(decider.decided).singleElement().satisfies(input -> assertThat(input.now()).isEqualTo(clock.instant()));
+    assertThat(sample("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"drifted"})).isEqualTo(1);
+    assertThat(sample("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"empty"})).isZero();
+    assertThat(sample("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"}, new String[] {"general", "drifted"}))
+        .isEqualTo(2);
+  }
+
+  @Test
+  void consolidationWaitsFifteenSecondsThenIsValidatedAgainstFreshStateBeforeItIsQueued() {
+    decider.decision = decision(Method.SINGLE_NODE_CONSOLIDATION, List.of(command(Method.SINGLE_NODE_CONSOLIDATION)), List.of(), List.of());
+
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(15)));
+    assertThat(queue.size()).isZero();
+    assertThat(controller.awaitingValidation()).isTrue();
+
+    clock.step(Duration.ofSeconds(10));
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(5)));
+    assertThat(decider.validated).isEmpty();
+
+    clock.step(Duration.ofSeconds(5));
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
+
+    assertThat(decider.decided).hasSize(1);
+    assertThat(decider.validated).singleElement().satisfies(fresh -> assertThat(fresh.now()).isEqualTo(clock.instant()));
+    assertThat(queue.holds("claim-a")).isTrue();
+    assertThat(actions.calls).containsExactly("mark node-a claim-a Underutilized");
+  }
+
+  @Test
+  void aCommandThatFailsValidationIsDroppedAndCounted() {
+    decider.decision = decision(Method.EMPTINESS, List.of(command(Method.EMPTINESS)), List.of(), List.of());
+    decider.validation = Validation.invalid("a pod was scheduled to the node");
+    controller.reconcile();
+    clock.step(Duration.ofSeconds(15));
+
+    controller.reconcile();
+
+    assertThat(queue.size()).isZero();
+    assertThat(actions.calls).isEmpty();
+    assertThat(sample("karpenter_voluntary_disruption_failed_validations_total", new String[] {"consolidation_type"}, new String[] {"empty"}))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void driftIsQueuedAtOnceAndItsCandidatesAreMarkedInTheNextInput() {
+    decider.decision = decision(Method.DRIFT, List.of(command(Method.DRIFT)), List.of(), List.of());
+
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
+    assertThat(queue.holds("claim-a")).isTrue();
+    assertThat(decider.validated).isEmpty();
+
+    decider.decision = decision(null, List.of(), List.of(), List.of());
+    controller.reconcile();
+    assertThat(decider.decided.get(1).nodes()).singleElement().satisfies(node -> assertThat(node.markedForDeletion()).isTrue());
+  }
+
+  @Test
+  void blockedNodesAreToldWhyOnTheirNodeAndNodeClaimExceptForDoNotDisrupt() {
+    view = new TestViews()
+        .add(node("node-a", "")).add(claim("claim-a", "node-a", "", ""))
+        .add(node("node-b", "")).add(claim("claim-b", "node-b", "", ""))
+        .build();
+    decider.decision = decision(null, List.of(), List.of(
+        new Blocked("node-a", "claim-a", "DisruptionBlocked", "pdb default/web prevents pod evictions"),
+        new Blocked("node-b", "claim-b", "DisruptionBlocked", "node has \"karpenter.sh/do-not-disrupt\" annotation")), List.of());
+
+    controller.reconcile();
+
+    assertThat(events.events()).extracting(TestingEventRecorder.RecordedEvent::kind, TestingEventRecorder.RecordedEvent::name,
+        TestingEventRecorder.RecordedEvent::reason).containsExactly(
+            org.assertj.core.groups.Tuple.tuple("Node", "node-a", "DisruptionBlocked"),
+            org.assertj.core.groups.Tuple.tuple("NodeClaim", "claim-a", "DisruptionBlocked"));
+  }
+
+  @Test
+  void balancedScoresAreMeasuredAndAnnounced() {
+    decider.decision = decision(null, List.of(), List.of(), List.of(new ScoredMove("general", List.of("claim-a"), 0.3, false)));
+
+    controller.reconcile();
+
+    assertThat(sample("karpenter_consolidation_score_count", new String[] {"nodepool", "approved"}, new String[] {"general", "false"}))
+        .isEqualTo(1);
+    assertThat(events.forObject("claim-a")).extracting(TestingEventRecorder.RecordedEvent::reason)
+        .containsExactly("ConsolidationCandidate", "ConsolidationRejected");
+  }
+
+  @Test
+  void aStaleDisruptedTaintComesOffUnlessACommandHoldsTheNodeOrItIsGoingAway() {
+    view = new TestViews()
+        .add(node("stale", "")).add(claim("claim-stale", "stale", "", ""))
+        .add(node("deleting", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [karpenter.sh/termination]"))
+        .add(claim("claim-deleting", "deleting", "", ""))
+        .add(node("marked", "")).add(claim("claim-marked", "marked", "", ""))
+        .add(node("condition-only", "")).add(claim("claim-condition-only", "condition-only", "", """
+            conditions:
+              - {type: DisruptionReason, status: "True", reason: Drifted, message: Drifted, lastTransitionTime: "2030-01-01T00:00:00Z"}"""))
+        .add(node("clean", "")).add(claim("claim-clean", "clean", "", ""))
+        .markedForDeletion("marked")
+        .build();
+    // Only the Node objects carry the taint; TestViews' node() has no spec taints, so add them here.
+    view.nodes().forEach(n -> {
+      if (!n.name().equals("clean") && !n.name().equals("condition-only")) {
+        n.object().getSpec().setTaints(List.of(new io.fabric8.kubernetes.api.model.TaintBuilder()
+            .withKey("karpenter.sh/disrupted").withEffect("NoSchedule").build()));
+      }
+    });
+
+    controller.reconcile();
+
+    assertThat(actions.calls).containsExactly("unmark stale claim-stale", "unmark condition-only claim-condition-only");
+  }
+}

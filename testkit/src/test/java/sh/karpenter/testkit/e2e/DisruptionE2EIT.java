@@ -1,0 +1,280 @@
+package sh.karpenter.testkit.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.operator.Operator;
+import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.snapshot.SnapshotBuilder;
+import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.Scheduler;
+import sh.karpenter.core.scheduling.SchedulerOptions;
+import sh.karpenter.core.scheduling.SchedulingResult;
+import sh.karpenter.core.wellknown.Labels;
+import sh.karpenter.core.wellknown.TaintKeys;
+import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.InProcessOperators;
+import sh.karpenter.testkit.fixtures.TestObjects;
+
+/**
+ * Voluntary disruption end to end on the real control plane: the whole operator in-process (KWOK
+ * provider, bundled AWS catalogue), kube-controller-manager running Deployments, kube-scheduler
+ * binding their pods. A scaled-down Deployment is consolidated onto the cheapest nodes that fit it, a
+ * {@code nodes: "1"} budget keeps disruptions one at a time, a changed NodePool template drifts and
+ * replaces its nodes, and {@code expireAfter} replaces a node.
+ */
+@ControlPlaneTest
+class DisruptionE2EIT {
+  private static final Duration TIMEOUT = Duration.ofMinutes(8);
+  private static final Duration POLL = Duration.ofSeconds(2);
+
+  private final InProcessOperators operators = new InProcessOperators();
+  private final InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
+
+  @AfterEach
+  void stop() throws Exception {
+    operators.close();
+  }
+
+  /**
+   * An on-demand Linux amd64 NodePool on the default KWOKNodeClass.
+   *
+   * @param disruption the {@code spec.disruption} mapping, flow style
+   * @param template extra lines of {@code spec.template} (e.g. {@code metadata: {labels: ...}}), indented by four spaces
+   */
+  private NodePool pool(KubernetesClient client, String name, String disruption, String expireAfter, String template) {
+    return client.resources(NodePool.class).resource(TestObjects.yaml(client, NodePool.class, """
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: %s}
+        spec:
+          disruption: %s
+          template:
+        %s
+            spec:
+              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+              expireAfter: "%s"
+              requirements:
+                - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+                - {key: kubernetes.io/os, operator: In, values: [linux]}
+                - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+        """.formatted(name, disruption, template, expireAfter))).create();
+  }
+
+  /** A Deployment of pause pods labelled {@code app=<name>}; {@code apart} puts each on a node of its own. */
+  private static Deployment deployment(String name, int replicas, String cpu, String memory, boolean apart) {
+    Pod pod = TestObjects.pausePod("template", name, cpu, memory);
+    PodSpec spec = pod.getSpec();
+    if (apart) {
+      spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewPodAntiAffinity()
+          .addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey(Labels.HOSTNAME)
+          .withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
+          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().build());
+    }
+    return new DeploymentBuilder()
+        .withNewMetadata().withName(name).endMetadata()
+        .withNewSpec()
+          .withReplicas(replicas)
+          .withNewSelector().addToMatchLabels("app", name).endSelector()
+          .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata().withSpec(spec).endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private static List<Pod> pods(KubernetesClient client, String app) {
+    return client.pods().withLabel("app", app).list().getItems().stream().filter(p -> !ObjectWrites.isDeleting(p)).toList();
+  }
+
+  private static void awaitRunning(KubernetesClient client, String app, int count) {
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() ->
+        assertThat(pods(client, app)).hasSize(count).allMatch(TestObjects::running));
+  }
+
+  private static List<Node> nodes(KubernetesClient client) {
+    return client.nodes().list().getItems();
+  }
+
+  /** The hourly price of the offering a node was launched on. */
+  private double price(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    InstanceType type = catalog.instanceTypes().stream()
+        .filter(t -> t.name().equals(labels.get(Labels.INSTANCE_TYPE))).findFirst().orElseThrow();
+    return type.offerings().stream()
+        .filter(o -> o.zone().equals(labels.get(Labels.ZONE)) && o.capacityType().equals(labels.get(Labels.CAPACITY_TYPE)))
+        .mapToDouble(Offering::price).findFirst().orElseThrow();
+  }
+
+  private static Set<String> names(List<Node> nodes) {
+    return nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+  }
+
+  @Test
+  void aScaledDownDeploymentIsConsolidatedOntoTheCheapestNodesThatFitIt(KubernetesClient client) {
+    TestObjects.createNodeClass(client);
+    NodePool pool = pool(client, "default", "{consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 5s, budgets: [{nodes: \"100%\"}]}",
+        "Never", "");
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    // Small pods, many to a node: after the scale-down the survivors sit spread over underused nodes.
+    client.apps().deployments().resource(deployment("web", 40, "300m", "256Mi", false)).create();
+    awaitRunning(client, "web", 40);
+    double before = nodes(client).stream().mapToDouble(this::price).sum();
+
+    client.apps().deployments().withName("web").scale(5);
+
+    // What `karpenter plan` launches for the five pods on an empty cluster.
+    SnapshotBuilder snapshot = new SnapshotBuilder(p -> catalog.instanceTypes());
+    snapshot.add(pool, "NodePool default");
+    Pod template = TestObjects.pausePod("web-0", "web", "300m", "256Mi");
+    for (int i = 0; i < 5; i++) {
+      Pod pod = TestObjects.pausePod("web-" + i, "web", "300m", "256Mi");
+      pod.getMetadata().setNamespace(client.getNamespace());
+      pod.setSpec(template.getSpec());
+      snapshot.add(pod, "Pod web-" + i);
+    }
+    SchedulingResult plan = new Scheduler(snapshot.build().schedulingInput(SchedulerOptions.DEFAULT)).solve();
+    assertThat(plan.unschedulable()).isEmpty();
+    double planned = plan.newNodeClaims().stream().mapToDouble(PlannedNodeClaim::price).sum();
+    assertThat(planned).isLessThan(before);
+
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
+      List<Node> nodes = nodes(client);
+      assertThat(nodes).allSatisfy(n -> assertThat(ObjectWrites.isDeleting(n)).isFalse());
+      assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
+      assertThat(nodes.stream().mapToDouble(this::price).sum()).isLessThanOrEqualTo(planned + 1e-6);
+      assertThat(pods(client, "web")).hasSize(5).allMatch(TestObjects::running);
+    });
+  }
+
+  @Test
+  void aBudgetOfOneNodeDisruptsOneNodeAtATime(KubernetesClient client) {
+    TestObjects.createNodeClass(client);
+    pool(client, "default", "{consolidationPolicy: WhenEmpty, consolidateAfter: 0s, budgets: [{nodes: \"1\"}]}", "Never", "");
+    Operator operator = operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    client.apps().deployments().resource(deployment("apart", 4, "1", "1Gi", true)).create();
+    awaitRunning(client, "apart", 4);
+    assertThat(nodes(client)).hasSize(4);
+
+    AtomicInteger most = new AtomicInteger();
+    Informers informers = operator.informers();
+    ResourceEventHandler<Object> watch = new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(Object obj) {
+        most.accumulateAndGet(disrupting(informers), Math::max);
+      }
+
+      @Override
+      public void onUpdate(Object before, Object obj) {
+        onAdd(obj);
+      }
+
+      @Override
+      public void onDelete(Object obj, boolean unknown) {
+        onAdd(obj);
+      }
+    };
+    informers.nodes().addEventHandler(cast(watch));
+    informers.nodeClaims().addEventHandler(cast(watch));
+
+    client.apps().deployments().withName("apart").scale(0);
+
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
+      most.accumulateAndGet(disrupting(informers), Math::max);
+      assertThat(client.resources(NodeClaim.class).list().getItems()).isEmpty();
+      assertThat(nodes(client)).isEmpty();
+    });
+    assertThat(most.get()).isEqualTo(1);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> ResourceEventHandler<T> cast(ResourceEventHandler<Object> handler) {
+    return (ResourceEventHandler<T>) handler;
+  }
+
+  /**
+   * How many NodeClaims are disrupting, as budgets count them: being deleted, or with a Node carrying
+   * the disrupted taint; one whose instance is already terminating no longer counts (upstream's
+   * {@code InstanceTerminating} rule).
+   */
+  private static int disrupting(Informers informers) {
+    int count = 0;
+    for (NodeClaim claim : informers.nodeClaims().getStore().list()) {
+      var conditions = claim.getStatus() == null ? null : claim.getStatus().getConditions();
+      if (Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING)) {
+        continue;
+      }
+      String nodeName = claim.getStatus() == null ? null : claim.getStatus().getNodeName();
+      Node node = nodeName == null ? null : informers.nodes().getStore().getByKey(nodeName);
+      boolean tainted = node != null && node.getSpec().getTaints() != null
+          && node.getSpec().getTaints().stream().anyMatch(t -> TaintKeys.DISRUPTED.equals(t.getKey()));
+      if (ObjectWrites.isDeleting(claim) || tainted) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void changingTheNodePoolTemplateDriftsAndReplacesItsNodes(KubernetesClient client) {
+    TestObjects.createNodeClass(client);
+    pool(client, "default", "{consolidateAfter: Never, budgets: [{nodes: \"100%\"}]}", "Never", "    metadata: {labels: {team: a}}");
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    client.apps().deployments().resource(deployment("drifting", 2, "1", "1Gi", true)).create();
+    awaitRunning(client, "drifting", 2);
+    Set<String> original = names(nodes(client));
+    assertThat(nodes(client)).hasSize(2).allSatisfy(n -> assertThat(n.getMetadata().getLabels()).containsEntry("team", "a"));
+
+    client.resources(NodePool.class).withName("default").edit(p -> {
+      p.getSpec().getTemplate().getMetadata().setLabels(Map.of("team", "b"));
+      return p;
+    });
+
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
+      List<Node> nodes = nodes(client);
+      assertThat(names(nodes)).doesNotContainAnyElementsOf(original);
+      assertThat(nodes).hasSize(2).allSatisfy(n -> assertThat(n.getMetadata().getLabels()).containsEntry("team", "b"));
+      assertThat(pods(client, "drifting")).hasSize(2).allMatch(TestObjects::running);
+    });
+  }
+
+  @Test
+  void anExpiredNodeIsReplaced(KubernetesClient client) {
+    TestObjects.createNodeClass(client);
+    pool(client, "default", "{consolidateAfter: Never}", "90s", "");
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    client.apps().deployments().resource(deployment("aging", 1, "1", "1Gi", false)).create();
+    awaitRunning(client, "aging", 1);
+    Set<String> original = names(nodes(client));
+    assertThat(original).hasSize(1);
+
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
+      assertThat(names(nodes(client))).doesNotContainAnyElementsOf(original);
+      List<Pod> pods = pods(client, "aging");
+      assertThat(pods).hasSize(1).allMatch(TestObjects::running);
+      assertThat(original).doesNotContain(pods.getFirst().getSpec().getNodeName());
+    });
+  }
+}
