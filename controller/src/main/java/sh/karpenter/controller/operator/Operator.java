@@ -3,14 +3,12 @@ package sh.karpenter.controller.operator;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
@@ -38,6 +36,7 @@ import sh.karpenter.controller.provisioning.PodTrigger;
 import sh.karpenter.controller.provisioning.Prebinder;
 import sh.karpenter.controller.provisioning.Provisioner;
 import sh.karpenter.controller.runtime.Controller;
+import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.KubernetesEventRecorder;
@@ -125,7 +124,7 @@ public final class Operator implements AutoCloseable {
     Controller<String> termination = controller(NodeTermination.NAME,
         new NodeTermination(client, informers, metered.forController(NodeTermination.NAME), evictionQueue, clock, events, metrics),
         Controller.linearScaleReconciles(cpus, 100, 1000), clock, observer);
-    informers.pods().addEventHandler(handler((io.fabric8.kubernetes.api.model.Pod pod) ->
+    informers.pods().addEventHandler(EventHandlers.onChange((io.fabric8.kubernetes.api.model.Pod pod) ->
         NodeTermination.terminatingNodeOf(informers, pod).ifPresent(termination::enqueue)));
     Controller<String> counter = controller(NodePoolCounter.NAME, new NodePoolCounter(client, informers, clock, metrics), 10, clock, observer);
     Controller<String> validation =
@@ -144,19 +143,19 @@ public final class Operator implements AutoCloseable {
     GarbageCollection garbageCollection =
         new GarbageCollection(client, informers, metered.forController(GarbageCollection.NAME), clock, metrics);
     loops.add(new SingletonLoop(GarbageCollection.NAME, garbageCollection::reconcile, clock, observer));
-    informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> {
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
       nodeClaimDisruption.enqueue(claim.getMetadata().getName());
       expiration.enqueue(claim.getMetadata().getName());
     }));
     informers.nodePools().addEventHandler(NodeClaimDisruption.nodePoolHandler(informers, nodeClaimDisruption::enqueue));
-    informers.nodes().addEventHandler(handler((Node node) -> NodeClaims.forProviderId(informers, providerId(node))
+    informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> NodeClaims.forProviderId(informers, providerId(node))
         .forEach(claim -> nodeClaimDisruption.enqueue(claim.getMetadata().getName()))));
 
-    informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> {
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
       lifecycle.enqueue(claim.getMetadata().getName());
       enqueueNodePool(counter, claim);
     }));
-    informers.nodes().addEventHandler(handler((Node node) -> {
+    informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> {
       NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> lifecycle.enqueue(claim.getMetadata().getName()));
       if (node.getMetadata().getDeletionTimestamp() != null) {
         termination.enqueue(node.getMetadata().getName());
@@ -166,12 +165,12 @@ public final class Operator implements AutoCloseable {
     if (options.prebind()) {
       Controller<String> prebind = controller(Prebinder.NAME, new Prebinder(client, informers, state, clock),
           Controller.linearScaleReconciles(cpus, 10, 100), clock, observer);
-      informers.nodeClaims().addEventHandler(handler((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
-      informers.nodes().addEventHandler(handler((Node node) -> {
+      informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
+      informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> {
         NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> prebind.enqueue(claim.getMetadata().getName()));
       }));
     }
-    informers.nodePools().addEventHandler(handler((NodePool pool) -> {
+    informers.nodePools().addEventHandler(EventHandlers.onChange((NodePool pool) -> {
       String name = pool.getMetadata().getName();
       counter.enqueue(name);
       validation.enqueue(name);
@@ -203,25 +202,6 @@ public final class Operator implements AutoCloseable {
     if (pool != null) {
       counter.enqueue(pool);
     }
-  }
-
-  private static <T> ResourceEventHandler<T> handler(Consumer<T> onChange) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        onChange.accept(obj);
-      }
-
-      @Override
-      public void onUpdate(T oldObj, T newObj) {
-        onChange.accept(newObj);
-      }
-
-      @Override
-      public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-        onChange.accept(obj);
-      }
-    };
   }
 
   /** Starts informers, the health server and leader election; loops start once this replica leads. */

@@ -9,13 +9,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
@@ -28,6 +26,7 @@ import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 import sh.karpenter.testkit.controlplane.KwokNodes;
@@ -175,12 +174,12 @@ final class TerminationRig implements AutoCloseable {
     Controller<String> lifecycles = new Controller<>(NodeClaimLifecycle.NAME,
         new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics), 4, clock, ReconcileObserver.NOOP);
     AtomicBoolean running = new AtomicBoolean(true);
-    informers.nodes().addEventHandler(onChange(n -> {
+    informers.nodes().addEventHandler(EventHandlers.onChange(n -> {
       if (running.get() && n.getMetadata().getName().equals(node)) {
         terminations.enqueue(node);
       }
     }));
-    informers.nodeClaims().addEventHandler(onChange(c -> {
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange(c -> {
       if (running.get() && c.getMetadata().getName().equals(nodeClaim)) {
         lifecycles.enqueue(nodeClaim);
       }
@@ -195,25 +194,6 @@ final class TerminationRig implements AutoCloseable {
       lifecycles.close();
       terminations.close();
       queue.controller().close();
-    };
-  }
-
-  private static <T> ResourceEventHandler<T> onChange(Consumer<T> handler) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T object) {
-        handler.accept(object);
-      }
-
-      @Override
-      public void onUpdate(T old, T object) {
-        handler.accept(object);
-      }
-
-      @Override
-      public void onDelete(T object, boolean deletedFinalStateUnknown) {
-        handler.accept(object);
-      }
     };
   }
 
