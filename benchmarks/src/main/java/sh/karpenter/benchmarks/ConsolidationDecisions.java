@@ -59,7 +59,7 @@ import sh.karpenter.core.wellknown.Labels;
  *   --nodes N[,N..]     cluster sizes (default 100,1000,5000)
  *   --max-loops N       loops per cluster at most (default 100)
  *   --time-limit S      seconds per cluster at most, counted in decisions (default 240)
- *   --verbose           one line per loop: method, candidates, replacements, time
+ *   --verbose           one line per loop: time, method, candidates, replacements, savings
  * </pre>
  */
 public final class ConsolidationDecisions {
@@ -127,10 +127,7 @@ public final class ConsolidationDecisions {
             "#   loop %d: %.3f s, %s%n",
             loop,
             elapsed / 1e9,
-            decision.isEmpty()
-                ? "nothing"
-                : decision.method().label() + " " + decision.commands().getFirst().candidates().size() + " -> "
-                    + decision.commands().getFirst().replacements().size());
+            decision.isEmpty() ? "nothing" : describe(decision.commands().getFirst()));
       }
       if (decision.isEmpty()) {
         break;
@@ -169,6 +166,25 @@ public final class ConsolidationDecisions {
         after,
         bound.perHour(),
         after / bound.perHour());
+  }
+
+  /**
+   * A command in one line: method, how many candidates go and how many replacements come, then which
+   * nodes, the replacements' cheapest type and offering and their instance-type options (count and a
+   * hash of the names in order), and the savings, so that two runs can be compared decision by decision.
+   */
+  private static String describe(Command command) {
+    StringBuilder s = new StringBuilder()
+        .append(command.method().label()).append(' ')
+        .append(command.candidates().size()).append(" -> ").append(command.replacements().size())
+        .append(' ').append(command.candidates().stream().map(Candidate::name).toList());
+    for (PlannedNodeClaim replacement : command.replacements()) {
+      s.append(" -> ").append(replacement.cheapestInstanceType().name()).append(' ').append(replacement.cheapestOffering())
+          .append(" of ").append(replacement.instanceTypeOptions().size()).append(" types (")
+          .append(String.format(Locale.ROOT, "%08x", replacement.instanceTypeOptions().stream().map(InstanceType::name).toList().hashCode()))
+          .append(')');
+    }
+    return s.append(String.format(Locale.ROOT, ", saves %.4f $/h", command.savings())).toString();
   }
 
   private static long median(List<Long> values) {
@@ -293,7 +309,7 @@ public final class ConsolidationDecisions {
           new Scheduler(
                   new SchedulingInput(
                       template.templates(), existing, moving, List.of(), null,
-                      template.options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback)))
+                      template.options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(false)))
               .solve();
       if (!result.unschedulable().isEmpty() || result.newNodeClaims().size() != command.replacements().size()) {
         throw new IllegalStateException("the command no longer matches a scheduling pass: " + command);

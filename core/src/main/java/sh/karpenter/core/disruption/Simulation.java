@@ -15,6 +15,7 @@ import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.PodError;
 import sh.karpenter.core.scheduling.Scheduler;
+import sh.karpenter.core.scheduling.SchedulerCache;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.scheduling.SchedulingResult;
@@ -34,6 +35,10 @@ import sh.karpenter.core.taints.Taint;
  * <p>In a consolidation simulation, a node inside its NodePool's consolidateAfter window (its last pod
  * event, or its creation, less than consolidateAfter ago) receives no candidate pod: the simulation
  * gives it a NoSchedule taint no pod tolerates unless it tolerates everything.
+ *
+ * <p>All moves simulated by one instance (one decision or one validation) run over the same NodePools,
+ * so their scheduling passes share a {@link SchedulerCache}: each template's instance types are prepared
+ * once, not once per move. Like the loop that owns it, a simulation is used from one thread.
  */
 final class Simulation {
   /** The simulation-only taint that keeps candidate pods off nodes inside their consolidateAfter window. */
@@ -47,10 +52,13 @@ final class Simulation {
   private final Map<String, Boolean> initialized = new HashMap<>();
   private final List<Pod> deletingPods = new ArrayList<>();
   private final SchedulerOptions options;
+  private final SchedulerCache cache = new SchedulerCache();
 
   Simulation(DisruptionInput input) {
     this.input = input;
-    this.options = input.scheduling().options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback);
+    // No cost post-pass: a move is judged by the replacement first fit would launch, as upstream
+    // (the post-pass would split it into several cheaper nodes and the move would fail as "2 nodes").
+    this.options = input.scheduling().options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(false);
     Taint windowTaint = Taint.of(CONSOLIDATE_AFTER_TAINT, Taint.Effect.NoSchedule);
     for (StateNode node : input.nodes()) {
       if (node.deleting() || node.markedForDeletion()) {
@@ -140,7 +148,8 @@ final class Simulation {
                     scheduling.daemonSetPods(),
                     scheduling.volumes(),
                     options,
-                    scheduling.namespaceLabels()))
+                    scheduling.namespaceLabels()),
+                cache)
             .solve();
 
     List<String> errors = new ArrayList<>();

@@ -144,6 +144,65 @@ final class CostRepacker {
     return new Packing(best, packer.classMembers, packer.priceOf(best));
   }
 
+  /**
+   * A price no packing of the pods onto the types goes below: the larger of the dearest "cheapest
+   * type holding this pod alone" over the pods (some node must carry each pod; a type holds a pod
+   * when it offers at least what the pod requests of each resource it requests) and, per requested
+   * resource, the demand at the lowest price per unit any type offers (the nodes together must offer
+   * the demand). It bounds any set of nodes whose types each hold their pods, not only the packings
+   * {@link #pack} finds, which lets a caller skip packing when the pods are already placed at this
+   * price: for a single pod the bound is the cheapest type holding it. Positive infinity when some
+   * pod fits no priced type.
+   *
+   * @param podRequests per pod, its requests by resource index
+   * @param capacity per type, what it offers pods by resource index
+   * @param price per type, its hourly price (infinite for types that may not be used)
+   */
+  static double lowerBound(List<long[]> podRequests, long[][] capacity, double[] price) {
+    int dimensions = capacity.length == 0 ? 0 : capacity[0].length;
+    long[] demand = new long[dimensions];
+    Set<Shape> shapes = new HashSet<>();
+    double bound = 0;
+    for (long[] requests : podRequests) {
+      for (int d = 0; d < dimensions; d++) {
+        demand[d] += requests[d];
+      }
+      if (!shapes.add(new Shape(requests))) {
+        continue;
+      }
+      double cheapest = Double.POSITIVE_INFINITY;
+      for (int t = 0; t < capacity.length; t++) {
+        if (price[t] < cheapest && holds(capacity[t], requests)) {
+          cheapest = price[t];
+        }
+      }
+      bound = Math.max(bound, cheapest);
+    }
+    for (int d = 0; d < dimensions; d++) {
+      if (demand[d] <= 0) {
+        continue;
+      }
+      double perUnit = Double.POSITIVE_INFINITY;
+      for (int t = 0; t < capacity.length; t++) {
+        if (capacity[t][d] > 0 && Double.isFinite(price[t])) {
+          perUnit = Math.min(perUnit, price[t] / capacity[t][d]);
+        }
+      }
+      bound = Math.max(bound, demand[d] * perUnit);
+    }
+    return bound;
+  }
+
+  /** Whether a type offers at least the requests in every resource they request (others are not looked at). */
+  private static boolean holds(long[] capacity, long[] requests) {
+    for (int d = 0; d < requests.length; d++) {
+      if (requests[d] > 0 && capacity[d] < requests[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private double priceOf(List<Node> nodes) {
     double total = 0;
     for (Node node : nodes) {

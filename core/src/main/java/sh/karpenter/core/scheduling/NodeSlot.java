@@ -9,6 +9,8 @@ import java.util.Set;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.taints.Taints;
+import sh.karpenter.core.topology.Topology;
 
 /**
  * An existing node during a pass: what is still available on it (allocatable minus bound pods,
@@ -26,10 +28,54 @@ final class NodeSlot {
   /** Distinct claims per CSI driver of the bound and placed pods; tracked only when the node has volume limits. */
   final Map<String, Set<String>> volumesInUse = new HashMap<>();
 
-  NodeSlot(ExistingNode node, Requirements requirements, long[] available) {
+  /** A pass's slot for the node, starting from what is available on it before the pass. */
+  NodeSlot(ExistingNode node, Basis basis) {
     this.node = node;
-    this.requirements = requirements;
-    this.available = available;
+    this.requirements = basis.requirements();
+    this.available = basis.available().clone();
+  }
+
+  /**
+   * What a node offers before a pass places anything, which depends only on the node, the DaemonSet
+   * pods and the resource dimensions (so a {@link SchedulerCache} keeps it across passes): its labels
+   * as requirements, and its allocatable less its bound pods and the DaemonSet pods that would run
+   * there but are not bound yet.
+   *
+   * @param requirements frozen
+   * @param available by resource index; never modified (each slot takes a copy)
+   */
+  record Basis(Requirements requirements, long[] available) {
+    static Basis of(ExistingNode node, List<SchedulingPod> daemons, int dimensions) {
+      long[] available = SchedulingPod.vector(node.allocatable(), dimensions);
+      long[] daemonRequests = new long[dimensions];
+      long[] daemonBound = new long[dimensions];
+      Requirements labels = Topology.nodeRequirements(node.name(), node.labels()).frozen();
+      for (SchedulingPod daemon : daemons) {
+        if (Taints.untolerated(node.taints(), daemon.pod.tolerations(), true) == null
+            && labels.isCompatible(daemon.requirements, Set.of())) {
+          add(daemonRequests, daemon.requests);
+        }
+      }
+      for (Pod bound : node.pods()) {
+        long[] requests = SchedulingPod.vector(bound.requests(), dimensions);
+        for (int d = 0; d < dimensions; d++) {
+          available[d] -= requests[d];
+        }
+        if (bound.isOwnedByDaemonSet()) {
+          add(daemonBound, requests);
+        }
+      }
+      for (int d = 0; d < dimensions; d++) {
+        available[d] -= Math.max(0, daemonRequests[d] - daemonBound[d]);
+      }
+      return new Basis(labels, available);
+    }
+
+    private static void add(long[] into, long[] values) {
+      for (int d = 0; d < into.length; d++) {
+        into[d] += values[d];
+      }
+    }
   }
 
   boolean hasRoomFor(long[] requests) {

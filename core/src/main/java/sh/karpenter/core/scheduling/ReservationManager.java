@@ -1,11 +1,9 @@
 package sh.karpenter.core.scheduling;
 
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 
 /**
@@ -17,22 +15,15 @@ import sh.karpenter.core.instancetype.Offering;
  */
 final class ReservationManager {
   /** Per reservation ID, the least capacity any offering reports for it. */
-  private final Map<String, Integer> reported = new HashMap<>();
+  private final Map<String, Integer> reported;
   /** Per reservation ID, what the NodeClaims of the pass have not yet reserved. */
   private final Map<String, Integer> remaining = new HashMap<>();
   /** Per NodeClaim hostname, the reservation IDs it holds. */
   private final Map<String, Set<String>> held = new HashMap<>();
 
-  ReservationManager(Collection<TemplateIndex> templates) {
-    for (TemplateIndex template : templates) {
-      for (InstanceType type : template.types) {
-        for (Offering offering : type.offerings()) {
-          if (offering.isReserved() && offering.reservationId() != null) {
-            reported.merge(offering.reservationId(), Math.max(0, offering.reservationCapacity()), Math::min);
-          }
-        }
-      }
-    }
+  /** @param reported per reservation ID, the least capacity any offering reports for it (not modified) */
+  ReservationManager(Map<String, Integer> reported) {
+    this.reported = reported;
     remaining.putAll(reported);
   }
 

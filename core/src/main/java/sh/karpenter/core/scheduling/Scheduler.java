@@ -23,7 +23,6 @@ import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
-import sh.karpenter.core.taints.Taints;
 import sh.karpenter.core.topology.Topology;
 import sh.karpenter.core.topology.TopologyDomains;
 import sh.karpenter.core.volume.VolumeTopology;
@@ -42,20 +41,38 @@ import sh.karpenter.core.wellknown.Labels;
  * on a NodeClaim costs a few word-wise ANDs rather than a walk over every instance type.
  *
  * <p>Each {@link #solve()} runs an independent pass; the scheduler holds no state between passes.
+ * Given a {@link SchedulerCache}, passes over the same NodePools share the per-template preparation
+ * (instance-type matrices, lookup tables, remembered packings) and each existing node's set-up, never
+ * pass state, so the results are the same.
  */
 public final class Scheduler {
   /** Upstream's {@code MaxInstanceTypes}: the options a NodeClaim keeps, cheapest first. */
   public static final int MAX_INSTANCE_TYPES = InstanceTypes.MAX_INSTANCE_TYPES;
 
   private final SchedulingInput input;
+  private final SchedulerCache cache;
 
   public Scheduler(SchedulingInput input) {
+    this(input, null);
+  }
+
+  /**
+   * A scheduler whose passes take the prepared templates from {@code cache} (and leave theirs there)
+   * when the input's NodePools and DaemonSet pods are the ones it holds.
+   *
+   * @param cache shared by passes over the same NodePools, one thread at a time; null for none
+   */
+  public Scheduler(SchedulingInput input, SchedulerCache cache) {
     this.input = input;
+    this.cache = cache;
   }
 
   /** Runs one scheduling pass over the input. */
   public SchedulingResult solve() {
-    return new Pass(input).run();
+    ResourceNames.index(Pass.NODES); // interned before counting: limits have a "nodes" dimension
+    int dimensions = ResourceNames.count();
+    PreparedTemplates prepared = cache == null ? PreparedTemplates.of(input, dimensions) : cache.prepare(input, dimensions);
+    return new Pass(input, prepared, cache).run();
   }
 
   /** The mutable state of one pass. */
@@ -85,12 +102,12 @@ public final class Scheduler {
     private final boolean[] deferred;
     private int nextHostname = 1;
 
-    Pass(SchedulingInput input) {
+    Pass(SchedulingInput input, PreparedTemplates prepared, SchedulerCache cache) {
       this.input = input;
       this.nodesDimension = ResourceNames.index(NODES);
-      this.dimensions = ResourceNames.count();
+      this.dimensions = prepared.dimensions;
       this.volumes = input.volumes() == null ? VolumeTopology.EMPTY : input.volumes();
-      this.allowUndefined = allowUndefined(input);
+      this.allowUndefined = prepared.allowUndefined;
       boolean ignorePreferences = input.options().preferencePolicy() == SchedulerOptions.PreferencePolicy.Ignore;
 
       List<Pod> pending = new ArrayList<>(input.pendingPods());
@@ -106,42 +123,20 @@ public final class Scheduler {
       this.placed = new boolean[pods.size()];
       this.deferred = new boolean[pods.size()];
 
-      List<SchedulingPod> daemons = new ArrayList<>();
-      for (Pod daemon : input.daemonSetPods()) {
-        daemons.add(new SchedulingPod(daemon, dimensions, daemons.size(), true));
+      templates.addAll(prepared.templates);
+      this.remainingLimits = new long[templates.size()][];
+      for (TemplateIndex template : templates) {
+        remainingLimits[template.ordinal] = initialLimits(template.template);
       }
-      List<NodeClaimTemplate> ordered = new ArrayList<>(input.templates());
-      ordered.sort(
-          Comparator.comparingInt((NodeClaimTemplate t) -> -t.weight())
-              .thenComparing(NodeClaimTemplate::nodePoolName, Comparator.reverseOrder()));
-      this.remainingLimits = new long[ordered.size()][];
-      boolean preferNoSchedule = false;
-      for (NodeClaimTemplate template : ordered) {
-        TemplateIndex index = new TemplateIndex(template, templates.size(), dimensions, daemons, allowUndefined);
-        remainingLimits[templates.size()] = initialLimits(template);
-        templates.add(index);
-        preferNoSchedule |= index.hasPreferNoScheduleTaint;
-      }
-      this.preferNoScheduleTaintsExist = preferNoSchedule;
-      this.reservations = new ReservationManager(templates);
+      this.preferNoScheduleTaintsExist = prepared.preferNoScheduleTaintsExist;
+      this.reservations = new ReservationManager(prepared.reservationCapacity);
 
       List<ExistingNode> existing = new ArrayList<>(input.nodes());
       existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
       for (ExistingNode node : existing) {
-        nodes.add(slotFor(node, daemons));
+        nodes.add(slotFor(node, prepared, cache));
       }
       this.topology = buildTopology(existing);
-    }
-
-    /** Well-known labels plus every label an instance type defines: a new NodeClaim resolves them at launch. */
-    private static Set<String> allowUndefined(SchedulingInput input) {
-      Set<String> keys = new HashSet<>(Labels.WELL_KNOWN);
-      for (NodeClaimTemplate template : input.templates()) {
-        for (InstanceType type : template.instanceTypes()) {
-          keys.addAll(type.requirements().keys());
-        }
-      }
-      return Set.copyOf(keys);
     }
 
     private long[] initialLimits(NodeClaimTemplate template) {
@@ -157,30 +152,9 @@ public final class Scheduler {
       return remaining;
     }
 
-    private NodeSlot slotFor(ExistingNode node, List<SchedulingPod> daemons) {
-      long[] available = SchedulingPod.vector(node.allocatable(), dimensions);
-      long[] daemonRequests = new long[dimensions];
-      long[] daemonBound = new long[dimensions];
-      Requirements labels = Topology.nodeRequirements(node.name(), node.labels()).frozen();
-      for (SchedulingPod daemon : daemons) {
-        if (Taints.untolerated(node.taints(), daemon.pod.tolerations(), true) == null
-            && labels.isCompatible(daemon.requirements, Set.of())) {
-          add(daemonRequests, daemon.requests);
-        }
-      }
-      for (Pod bound : node.pods()) {
-        long[] requests = SchedulingPod.vector(bound.requests(), dimensions);
-        for (int d = 0; d < dimensions; d++) {
-          available[d] -= requests[d];
-        }
-        if (bound.isOwnedByDaemonSet()) {
-          add(daemonBound, requests);
-        }
-      }
-      for (int d = 0; d < dimensions; d++) {
-        available[d] -= Math.max(0, daemonRequests[d] - daemonBound[d]);
-      }
-      NodeSlot slot = new NodeSlot(node, labels, available);
+    private NodeSlot slotFor(ExistingNode node, PreparedTemplates prepared, SchedulerCache cache) {
+      NodeSlot.Basis basis = cache == null ? NodeSlot.Basis.of(node, prepared.daemons, dimensions) : cache.node(node, prepared);
+      NodeSlot slot = new NodeSlot(node, basis);
       for (Pod bound : node.pods()) {
         slot.hostPorts.addAll(bound.hostPorts());
         if (!node.volumeLimits().isEmpty()) {
@@ -276,7 +250,9 @@ public final class Scheduler {
           pushedAtLength[pod.order] = queue.size();
         }
       }
-      repackUnconstrainedClaims();
+      if (input.options().costRepacking()) {
+        repackUnconstrainedClaims();
+      }
       return result();
     }
 
@@ -386,7 +362,7 @@ public final class Scheduler {
         movablePods.addAll(claim.pods);
         refundLimits(claim);
       }
-      List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before);
+      List<InFlightNodeClaim> replacements = replan(template, movablePods, before);
       double after = 0;
       for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
         after += cheapestPrice(claim.options, pricing);
@@ -421,36 +397,20 @@ public final class Scheduler {
     }
 
     /**
-     * The pods packed by {@link CostRepacker} into new claims (each on a fresh hostname, charged
-     * against the limits in turn), or null when the packing prices at no less than {@code before}, or
-     * the packer or a limit leaves some pod without a node.
+     * The pods packed by {@link CostRepacker} (through the template's {@link TemplateRepacker}) into new
+     * claims (each on a fresh hostname, charged against the limits in turn), or null when no packing
+     * prices below {@code before}, or the packer or a limit leaves some pod without a node.
      */
-    private List<InFlightNodeClaim> replan(
-        TemplateIndex template, TemplateIndex.Pricing pricing, List<SchedulingPod> movablePods, double before) {
+    private List<InFlightNodeClaim> replan(TemplateIndex template, List<SchedulingPod> movablePods, double before) {
       long[] allowed = launchOptions(template, null);
       if (allowed == null) {
         return null;
-      }
-      long[][] capacity = new long[template.size()][dimensions];
-      double[] price = new double[template.size()];
-      java.util.Arrays.fill(price, Double.POSITIVE_INFINITY);
-      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
-        long[] types = Bits.copy(group.types());
-        Bits.andInto(types, allowed);
-        for (int t = Bits.next(types, 0); t >= 0; t = Bits.next(types, t + 1)) {
-          if (pricing.cheapest()[t] != null) {
-            price[t] = pricing.price(t);
-          }
-          for (int d = 0; d < dimensions; d++) {
-            capacity[t][d] = template.allocatable[d][t] - group.overhead()[d];
-          }
-        }
       }
       List<long[]> requests = new ArrayList<>(movablePods.size());
       for (SchedulingPod pod : movablePods) {
         requests.add(pod.requests);
       }
-      CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
+      CostRepacker.Packing packing = template.repacker.pack(allowed, requests, before);
       if (packing == null || packing.price() >= before * (1 - 1e-9)) {
         return null;
       }

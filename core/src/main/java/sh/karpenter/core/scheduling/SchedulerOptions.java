@@ -10,12 +10,23 @@ import java.util.Objects;
  * @param minValuesPolicy Strict fails a NodeClaim that cannot meet minValues; BestEffort lowers them
  * @param reservedOfferingMode how a NodeClaim that could use reserved capacity but finds it all held
  *     by other NodeClaims of the pass is treated (karpenter-behaviour.md §4.12)
+ * @param costRepacking whether the pass ends with the cost post-pass that re-plans unconstrained
+ *     NodeClaims onto cheaper node mixes (on for provisioning; consolidation simulations turn it off,
+ *     because a move is judged by the single replacement node first fit would launch, as upstream)
  */
 public record SchedulerOptions(
-    PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy, ReservedOfferingMode reservedOfferingMode) {
-  /** Upstream's provisioning defaults: Respect, Strict, Strict. */
+    PreferencePolicy preferencePolicy,
+    MinValuesPolicy minValuesPolicy,
+    ReservedOfferingMode reservedOfferingMode,
+    boolean costRepacking) {
+  /** Upstream's provisioning defaults: Respect, Strict, Strict, plus this port's cost post-pass. */
   public static final SchedulerOptions DEFAULT =
       new SchedulerOptions(PreferencePolicy.Respect, MinValuesPolicy.Strict, ReservedOfferingMode.Strict);
+
+  /** Options with the cost post-pass on. */
+  public SchedulerOptions(PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy, ReservedOfferingMode reservedOfferingMode) {
+    this(preferencePolicy, minValuesPolicy, reservedOfferingMode, true);
+  }
 
   /** Options with the reserved-offering mode provisioning uses (Strict). */
   public SchedulerOptions(PreferencePolicy preferencePolicy, MinValuesPolicy minValuesPolicy) {
@@ -57,14 +68,18 @@ public record SchedulerOptions(
   }
 
   public SchedulerOptions withPreferencePolicy(PreferencePolicy policy) {
-    return new SchedulerOptions(policy, minValuesPolicy, reservedOfferingMode);
+    return new SchedulerOptions(policy, minValuesPolicy, reservedOfferingMode, costRepacking);
   }
 
   public SchedulerOptions withMinValuesPolicy(MinValuesPolicy policy) {
-    return new SchedulerOptions(preferencePolicy, policy, reservedOfferingMode);
+    return new SchedulerOptions(preferencePolicy, policy, reservedOfferingMode, costRepacking);
   }
 
   public SchedulerOptions withReservedOfferingMode(ReservedOfferingMode mode) {
-    return new SchedulerOptions(preferencePolicy, minValuesPolicy, mode);
+    return new SchedulerOptions(preferencePolicy, minValuesPolicy, mode, costRepacking);
+  }
+
+  public SchedulerOptions withCostRepacking(boolean enabled) {
+    return new SchedulerOptions(preferencePolicy, minValuesPolicy, reservedOfferingMode, enabled);
   }
 }
