@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,6 +27,7 @@ import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.runtime.Controller;
+import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.SingletonLoop;
@@ -82,8 +82,8 @@ class OrchestrationQueueIT {
     state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(provider), Options.defaults());
     lifecycle = new Controller<>(NodeClaimLifecycle.NAME, new NodeClaimLifecycle(client, informers, provider, clock, events, metrics), 4,
         clock, ReconcileObserver.NOOP);
-    informers.nodeClaims().addEventHandler(onChange((NodeClaim claim) -> lifecycle.enqueue(claim.getMetadata().getName())));
-    informers.nodes().addEventHandler(onChange((Node node) -> NodeClaims.forProviderId(informers,
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> lifecycle.enqueue(claim.getMetadata().getName())));
+    informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> NodeClaims.forProviderId(informers,
         node.getSpec() == null ? null : node.getSpec().getProviderID()).forEach(c -> lifecycle.enqueue(c.getMetadata().getName()))));
     SyncedInformers.start(informers);
     lifecycle.start();
@@ -100,23 +100,6 @@ class OrchestrationQueueIT {
     lifecycle.close();
     provider.close();
     informers.close();
-  }
-
-  private static <T> ResourceEventHandler<T> onChange(java.util.function.Consumer<T> change) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(T obj) {
-        change.accept(obj);
-      }
-
-      @Override
-      public void onUpdate(T before, T obj) {
-        change.accept(obj);
-      }
-
-      @Override
-      public void onDelete(T obj, boolean unknown) {}
-    };
   }
 
   private NodeClaim fresh(String name) {
@@ -165,7 +148,7 @@ class OrchestrationQueueIT {
     String providerId = candidate.getStatus().getProviderID();
     AtomicReference<Boolean> replacementInitializedAtDeletion = new AtomicReference<>();
     AtomicReference<String> replacementName = new AtomicReference<>();
-    informers.nodeClaims().addEventHandler(onChange((NodeClaim claim) -> {
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
       if (claim.getMetadata().getName().equals("candidate") && ObjectWrites.isDeleting(claim) && replacementInitializedAtDeletion.get() == null) {
         replacementInitializedAtDeletion.set(initialized(fresh(replacementName.get())));
       }
@@ -186,6 +169,8 @@ class OrchestrationQueueIT {
 
     queueLoop.start();
     await().atMost(WAIT).until(() -> queue.size() == 0);
+    // The informer may report the candidate's deletion a moment after the queue finished.
+    await().atMost(WAIT).until(() -> replacementInitializedAtDeletion.get() != null);
 
     assertThat(replacementInitializedAtDeletion.get()).isTrue();
     NodeClaim deleted = fresh("candidate");
