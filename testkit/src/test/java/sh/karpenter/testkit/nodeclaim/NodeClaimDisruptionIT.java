@@ -8,7 +8,9 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -135,7 +137,7 @@ class NodeClaimDisruptionIT {
     assertThat(disruption.reconcile("default-idle")).isEqualTo(Result.requeueAfter(Drift.RECHECK));
     assertThat(consolidatable(kwok.get("default-idle"))).isTrue();
 
-    // A pod bound to the node long ago (by the clock) replays its scheduling time: nothing changes.
+    // A pod bound to the node long ago (by the clock) replays its creation or scheduling time: nothing changes.
     String node = initialized.getStatus().getNodeName();
     Pod pod = TestObjects.pausePod("idle-breaker", "idle");
     pod.getSpec().setNodeName(node);
@@ -144,6 +146,7 @@ class NodeClaimDisruptionIT {
     kwok.clock.step(Duration.ofMinutes(5));
     String bound = kwok.get("default-idle").getStatus().getLastPodEventTime();
     assertThat(bound).isNotNull();
+    assertThat(Instant.parse(bound)).isIn(podTimes(client.pods().withName("idle-breaker").get()));
     kwok.awaitCached("default-idle", cached -> bound.equals(cached.getStatus().getLastPodEventTime()));
     disruption.reconcile("default-idle");
     assertThat(consolidatable(kwok.get("default-idle"))).isTrue();
@@ -169,6 +172,15 @@ class NodeClaimDisruptionIT {
   private void awaitPodEvent(String nodeClaim) throws Exception {
     await().atMost(30, SECONDS).until(() -> podEventsEnqueued.contains(nodeClaim));
     podEvents.reconcile(nodeClaim);
+  }
+
+  /** The times a pod event of a pod seen already bound replays: its creation and its PodScheduled transition. */
+  private static List<Instant> podTimes(Pod pod) {
+    List<Instant> times = new ArrayList<>(List.of(Instant.parse(pod.getMetadata().getCreationTimestamp())));
+    pod.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals("PodScheduled") && c.getLastTransitionTime() != null)
+        .forEach(c -> times.add(Instant.parse(c.getLastTransitionTime())));
+    return times;
   }
 
   private void editPool(Consumer<NodePool> change) {

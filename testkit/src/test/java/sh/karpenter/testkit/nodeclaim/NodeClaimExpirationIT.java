@@ -13,7 +13,9 @@ import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.nodeclaim.expiration.Expiration;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
 
 /** {@code nodeclaim.expiration} against a real API server, with a testing clock stepped past expireAfter. */
 @ControlPlaneTest
@@ -37,17 +39,8 @@ class NodeClaimExpirationIT {
   }
 
   private NodePool pool(String expireAfter) {
-    return kwok.createPool("""
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-              expireAfter: %s
-              requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]
-        """.formatted(expireAfter));
+    return kwok.createPool(
+        NodePoolYaml.named("default").expireAfter(expireAfter).requirementIn(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND).yaml());
   }
 
   @Test

@@ -32,6 +32,7 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.kwok.KwokCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
 
 /**
  * {@code nodeclaim.garbagecollection} against a real API server and the KWOK provider (an instance
@@ -50,16 +51,7 @@ class NodeClaimGarbageCollectionIT {
     this.client = client;
     kwok = new KwokNodeClaims(client).start();
     gc = new GarbageCollection(client, kwok.informers, kwok.cloudProvider, kwok.clock, kwok.metrics);
-    pool = kwok.createPool("""
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-              requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]
-        """);
+    pool = kwok.createPool(NodePoolYaml.named("default").requirementIn(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND).yaml());
   }
 
   @AfterEach

@@ -94,7 +94,7 @@ public record DrainPlan(List<Pod> evict, List<Deletion> delete, List<Pod> waitin
     for (Tier tier : Tier.values()) {
       List<Pod> inTier = waiting.stream().filter(p -> Tier.of(p) == tier).toList();
       if (!inTier.isEmpty()) {
-        evict = inTier.stream().filter(DrainPods::evictable).filter(p -> !deleting.contains(p)).toList();
+        evict = inTier.stream().filter(p -> DrainPods.evictable(p, now)).filter(p -> !deleting.contains(p)).toList();
         break;
       }
     }

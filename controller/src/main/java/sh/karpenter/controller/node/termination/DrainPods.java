@@ -7,9 +7,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
-import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.core.wellknown.TaintKeys;
 
 /**
@@ -21,7 +21,8 @@ import sh.karpenter.core.wellknown.TaintKeys;
  *       terminating (deletionTimestamp more than a minute ago), is not a mirror (static) pod;
  *       do-not-disrupt pods are drainable: the drain waits for them, it just never evicts them;
  *   <li><b>evictable</b>: active (neither terminal nor terminating), not tolerating the taint, not a
- *       mirror pod, not annotated {@code karpenter.sh/do-not-disrupt=true}.
+ *       mirror pod, not protected by {@code karpenter.sh/do-not-disrupt} ({@code "true"}, or a
+ *       duration from pod start that has not elapsed: {@link ClusterState#doNotDisrupt}).
  * </ul>
  */
 final class DrainPods {
@@ -52,8 +53,8 @@ final class DrainPods {
     return !toleratesDisruptedTaint(pod) && !stuckTerminating(pod, now) && !mirror(pod);
   }
 
-  static boolean evictable(Pod pod) {
-    return !terminal(pod) && !terminating(pod) && !toleratesDisruptedTaint(pod) && !mirror(pod) && !doNotDisrupt(pod);
+  static boolean evictable(Pod pod, Instant now) {
+    return !terminal(pod) && !terminating(pod) && !toleratesDisruptedTaint(pod) && !mirror(pod) && !ClusterState.doNotDisrupt(pod, now);
   }
 
   static boolean terminal(Pod pod) {
@@ -88,10 +89,6 @@ final class DrainPods {
   static boolean critical(Pod pod) {
     String priorityClass = pod.getSpec() == null ? null : pod.getSpec().getPriorityClassName();
     return priorityClass != null && CRITICAL_PRIORITY_CLASSES.contains(priorityClass);
-  }
-
-  static boolean doNotDisrupt(Pod pod) {
-    return "true".equals(annotations(pod).get(Annotations.DO_NOT_DISRUPT));
   }
 
   /** The pod's {@code terminationGracePeriodSeconds}, or the API server's default of 30. */

@@ -104,11 +104,6 @@ public final class EvictionQueue implements Reconciler<String> {
     }
   }
 
-  /** True while the pod waits in the queue (its eviction not yet done). */
-  public boolean contains(Pod pod) {
-    return queued.contains(key(pod));
-  }
-
   /** The queue's item for a pod: {@code namespace/name/uid}, none of which can contain a slash. */
   static String key(Pod pod) {
     return DrainPods.key(pod) + "/" + pod.getMetadata().getUid();

@@ -150,7 +150,7 @@ public final class NodeTermination implements Reconciler<String> {
     for (NodeClaim nodeClaim : nodeClaims) {
       if (!ObjectWrites.isDeleting(nodeClaim)) {
         LOG.info("node {}: deleting nodeclaim {}", name, nodeClaim.getMetadata().getName());
-        deleteNodeClaim(nodeClaim);
+        ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()), null);
       }
     }
     // 2. Nothing to drain on a Node whose instance is gone.
@@ -304,16 +304,6 @@ public final class NodeTermination implements Reconciler<String> {
    */
   private NodeClaim setCondition(NodeClaim nodeClaim, String type, String status, String reason, String message) {
     return nodeClaim == null ? null : conditions.set(nodeClaim, type, status, reason, message);
-  }
-
-  private void deleteNodeClaim(NodeClaim nodeClaim) {
-    try {
-      client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()).delete();
-    } catch (RuntimeException e) {
-      if (!ObjectWrites.isNotFound(e)) {
-        throw e;
-      }
-    }
   }
 
   private Result removeFinalizer(Node node) {

@@ -136,6 +136,20 @@ class DrainPlanTest {
   }
 
   @Test
+  void aDoNotDisruptDurationProtectsThePodUntilItElapsesFromPodStart() {
+    Pod protectedForAnHour = pod("batch").editMetadata().addToAnnotations("karpenter.sh/do-not-disrupt", "1h").endMetadata()
+        .editStatus().withStartTime(NOW.minus(Duration.ofMinutes(10)).toString()).endStatus().build();
+    Pod elapsed = pod("old-batch").editMetadata().addToAnnotations("karpenter.sh/do-not-disrupt", "1h").endMetadata()
+        .editStatus().withStartTime(NOW.minus(Duration.ofHours(2)).toString()).endStatus().build();
+
+    DrainPlan plan = DrainPlan.of(List.of(protectedForAnHour, elapsed), NOW, null);
+
+    assertThat(names(plan.evict())).containsExactly("old-batch");
+    assertThat(names(plan.waiting())).containsExactlyInAnyOrder("batch", "old-batch");
+    assertThat(names(DrainPlan.of(List.of(protectedForAnHour), NOW.plus(Duration.ofMinutes(50)), null).evict())).containsExactly("batch");
+  }
+
+  @Test
   void withoutADeadlineNothingIsForceDeleted() {
     Pod slow = grace(doNotDisrupt(pod("slow")), 86_400).build();
 
