@@ -14,7 +14,6 @@ import java.util.Optional;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
@@ -35,7 +34,6 @@ import sh.karpenter.core.wellknown.TaintKeys;
 public final class KubernetesDisruptionActions implements DisruptionActions {
   private static final int ATTEMPTS = 5;
   private static final String NO_SCHEDULE = "NoSchedule";
-  private static final String KIND = "nodeclaim";
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -102,11 +100,10 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
       }
       return;
     }
-    List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
-    if (taints.stream().anyMatch(KubernetesDisruptionActions::isDisrupted) == present) {
+    if (hasDisruptedTaint(node) == present) {
       return;
     }
-    List<Taint> updated = new ArrayList<>(taints);
+    List<Taint> updated = new ArrayList<>(node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints());
     if (present) {
       updated.add(new TaintBuilder().withKey(TaintKeys.DISRUPTED).withEffect(NO_SCHEDULE).build());
     } else {
@@ -134,13 +131,15 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
         ? Conditions.clear(before, ConditionTypes.DISRUPTION_REASON)
         : Conditions.set(before, ConditionTypes.DISRUPTION_REASON, Conditions.TRUE, reason.apiName(), reason.apiName(), now,
             claim.getMetadata().getGeneration());
-    NodeClaim update = client.getKubernetesSerialization().clone(claim);
-    if (update.getStatus() == null) {
-      update.setStatus(new NodeClaimStatus());
+    if (StatusConditions.write(client, metrics, claim, after, now) == null && reason != null) {
+      throw new IllegalStateException("NodeClaim " + nodeClaimName + " is gone");
     }
-    update.getStatus().setConditions(StatusConditions.sorted(after));
-    client.resources(NodeClaim.class).resource(update).updateStatus();
-    StatusConditions.recordTransitions(metrics, KIND, before, after, now);
+  }
+
+  /** True when the Node carries {@code karpenter.sh/disrupted:NoSchedule}. */
+  static boolean hasDisruptedTaint(Node node) {
+    return node.getSpec() != null && node.getSpec().getTaints() != null
+        && node.getSpec().getTaints().stream().anyMatch(KubernetesDisruptionActions::isDisrupted);
   }
 
   private static boolean isDisrupted(Taint taint) {

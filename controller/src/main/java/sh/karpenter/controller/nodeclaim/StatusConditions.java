@@ -1,14 +1,18 @@
 package sh.karpenter.controller.nodeclaim;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
 
 /**
@@ -18,6 +22,9 @@ import sh.karpenter.controller.metrics.Metrics;
  */
 public final class StatusConditions {
   private StatusConditions() {}
+
+  /** The object kind NodeClaim condition metrics are labelled with. */
+  public static final String NODE_CLAIM_KIND = "nodeclaim";
 
   /** The dependents of a NodeClaim's {@code Ready}. */
   public static final List<String> NODE_CLAIM_DEPENDENTS =
@@ -78,6 +85,40 @@ public final class StatusConditions {
               .map(t -> Duration.between(Instant.parse(t), now)).filter(d -> !d.isNegative()).orElse(null);
       metrics.conditionTransition(kind, condition.getType(), condition.getStatus(), condition.getReason(), since);
     }
+  }
+
+  /**
+   * Writes a NodeClaim's conditions as {@code after} (sorted) through the status subresource, locked to
+   * the resourceVersion of {@code stored}, and counts the transitions; writes nothing when the
+   * conditions are unchanged. A conflict propagates, so the caller re-reads and decides again.
+   *
+   * @return the NodeClaim as stored ({@code stored} itself when nothing changed), or null when it is gone
+   */
+  public static NodeClaim write(KubernetesClient client, Metrics metrics, NodeClaim stored, List<Condition> after, Instant now) {
+    List<Condition> before = stored.getStatus() == null ? null : stored.getStatus().getConditions();
+    List<Condition> sorted = sorted(after);
+    if (Objects.equals(orEmpty(sorted(before)), orEmpty(sorted))) {
+      return stored;
+    }
+    NodeClaim update = client.getKubernetesSerialization().clone(stored);
+    if (update.getStatus() == null) {
+      update.setStatus(new NodeClaimStatus());
+    }
+    update.getStatus().setConditions(sorted);
+    try {
+      NodeClaim written = client.resources(NodeClaim.class).resource(update).updateStatus();
+      recordTransitions(metrics, NODE_CLAIM_KIND, before, sorted, now);
+      return written;
+    } catch (RuntimeException e) {
+      if (ObjectWrites.isNotFound(e)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private static List<Condition> orEmpty(List<Condition> conditions) {
+    return conditions == null ? List.of() : conditions;
   }
 
   /** The conditions sorted by type (operatorpkg's order), so that equal sets compare and serialize equal. */

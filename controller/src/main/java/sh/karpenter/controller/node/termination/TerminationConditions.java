@@ -9,9 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.StatusConditions;
 
 /**
@@ -21,7 +19,6 @@ import sh.karpenter.controller.nodeclaim.StatusConditions;
  * each status change in the condition-transition metrics.
  */
 final class TerminationConditions {
-  private static final String KIND = "nodeclaim";
 
   private final KubernetesClient client;
   private final Clock clock;
@@ -45,22 +42,8 @@ final class TerminationConditions {
         && message.equals(Objects.requireNonNullElse(current.get().getMessage(), ""))) {
       return nodeClaim;
     }
-    NodeClaim working = client.getKubernetesSerialization().clone(nodeClaim);
-    if (working.getStatus() == null) {
-      working.setStatus(new NodeClaimStatus());
-    }
     Instant now = clock.instant();
-    working.getStatus().setConditions(StatusConditions.sorted(
-        Conditions.set(before, type, status, reason, message, now, working.getMetadata().getGeneration())));
-    try {
-      NodeClaim written = client.resources(NodeClaim.class).resource(working).updateStatus();
-      StatusConditions.recordTransitions(metrics, KIND, before, written.getStatus().getConditions(), now);
-      return written;
-    } catch (RuntimeException e) {
-      if (ObjectWrites.isNotFound(e)) {
-        return null;
-      }
-      throw e;
-    }
+    return StatusConditions.write(client, metrics, nodeClaim,
+        Conditions.set(before, type, status, reason, message, now, nodeClaim.getMetadata().getGeneration()), now);
   }
 }

@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
@@ -47,7 +46,6 @@ public final class NodeClaimDisruption implements Reconciler<String> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeClaimDisruption.class);
 
   public static final String NAME = "nodeclaim.disruption";
-  private static final String KIND = "nodeclaim";
   private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
@@ -165,19 +163,11 @@ public final class NodeClaimDisruption implements Reconciler<String> {
 
   /** Writes the conditions when they changed (locked to the resourceVersion read) and counts the transitions. */
   private void write(NodeClaim stored, List<Condition> before, List<Condition> after, Instant now) {
-    List<Condition> sorted = StatusConditions.sorted(after);
-    if (Objects.equals(orEmpty(StatusConditions.sorted(before)), orEmpty(sorted))) {
-      return;
+    NodeClaim written = StatusConditions.write(client, metrics, stored, after, now);
+    if (written != null && written != stored) {
+      logChange(stored, before, after, ConditionTypes.DRIFTED);
+      logChange(stored, before, after, ConditionTypes.CONSOLIDATABLE);
     }
-    NodeClaim update = client.getKubernetesSerialization().clone(stored);
-    if (update.getStatus() == null) {
-      update.setStatus(new NodeClaimStatus());
-    }
-    update.getStatus().setConditions(sorted);
-    client.resources(NodeClaim.class).resource(update).updateStatus();
-    StatusConditions.recordTransitions(metrics, KIND, before, sorted, now);
-    logChange(stored, before, sorted, ConditionTypes.DRIFTED);
-    logChange(stored, before, sorted, ConditionTypes.CONSOLIDATABLE);
   }
 
   private static void logChange(NodeClaim nodeClaim, List<Condition> before, List<Condition> after, String type) {
@@ -187,9 +177,5 @@ public final class NodeClaimDisruption implements Reconciler<String> {
       LOG.debug("{} {}{} nodeclaim={} nodepool={}", is.isPresent() ? "marking" : "removing", type, is.map(r -> " reason=" + r).orElse(""),
           nodeClaim.getMetadata().getName(), NodeClaims.nodePool(nodeClaim));
     }
-  }
-
-  private static List<Condition> orEmpty(List<Condition> conditions) {
-    return conditions == null ? List.of() : conditions;
   }
 }

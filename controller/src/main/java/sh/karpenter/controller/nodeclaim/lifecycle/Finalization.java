@@ -16,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
@@ -140,24 +139,10 @@ final class Finalization {
   }
 
   private NodeClaim instanceTerminating(NodeClaim nodeClaim) {
-    NodeClaim working = client.getKubernetesSerialization().clone(nodeClaim);
-    if (working.getStatus() == null) {
-      working.setStatus(new NodeClaimStatus());
-    }
-    var before = working.getStatus().getConditions();
+    var before = nodeClaim.getStatus() == null ? null : nodeClaim.getStatus().getConditions();
     Instant now = clock.instant();
-    working.getStatus().setConditions(StatusConditions.sorted(Conditions.set(
-        before, INSTANCE_TERMINATING, Conditions.TRUE, INSTANCE_TERMINATING, "", now, working.getMetadata().getGeneration())));
-    try {
-      NodeClaim written = client.resources(NodeClaim.class).resource(working).updateStatus();
-      StatusConditions.recordTransitions(metrics, NodeClaimLifecycle.KIND, before, written.getStatus().getConditions(), now);
-      return written;
-    } catch (RuntimeException e) {
-      if (ObjectWrites.isNotFound(e)) {
-        return null;
-      }
-      throw e;
-    }
+    return StatusConditions.write(client, metrics, nodeClaim, Conditions.set(
+        before, INSTANCE_TERMINATING, Conditions.TRUE, INSTANCE_TERMINATING, "", now, nodeClaim.getMetadata().getGeneration()), now);
   }
 
   /**
