@@ -35,7 +35,6 @@ import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.ScoredMove;
 import sh.karpenter.core.disruption.Validation;
 import sh.karpenter.core.scheduling.SchedulerOptions;
-import sh.karpenter.core.wellknown.TaintKeys;
 
 /**
  * The {@code disruption} singleton (upstream disruption/controller.go, karpenter-behaviour.md §5.1):
@@ -51,7 +50,7 @@ import sh.karpenter.core.wellknown.TaintKeys;
  * counted in {@code karpenter_voluntary_disruption_failed_validations_total}. Drift commands go to
  * the queue at once.
  *
- * <p>Every loop also removes the {@code karpenter.sh/disrupted} taint and the {@code
+ * <p>Every loop that reads cluster state also removes the {@code karpenter.sh/disrupted} taint and the {@code
  * DisruptionReason} condition from managed nodes that no command holds and that are not being
  * deleted: the leftovers of a crashed predecessor, which would otherwise stay cordoned forever.
  */
@@ -134,13 +133,13 @@ public final class DisruptionController {
       LOG.debug("waiting on cluster sync");
       return Result.requeueAfter(UNSYNCED_REQUEUE);
     }
+    Instant now = clock.instant();
+    if (!awaitingValidation.isEmpty() && now.isBefore(validateAt)) {
+      return Result.requeueAfter(Duration.between(now, validateAt));
+    }
     DisruptionView view = views.get();
     removeStaleMarks(view);
-    Instant now = clock.instant();
     if (!awaitingValidation.isEmpty()) {
-      if (now.isBefore(validateAt)) {
-        return Result.requeueAfter(Duration.between(now, validateAt));
-      }
       List<Command> commands = awaitingValidation;
       awaitingValidation = List.of();
       DisruptionInput fresh = input(view, now);
@@ -167,11 +166,6 @@ public final class DisruptionController {
     }
     decision.commands().forEach(queue::start);
     return Result.requeueAfter(Duration.ZERO);
-  }
-
-  /** True while commands wait for their validation. */
-  public boolean awaitingValidation() {
-    return !awaitingValidation.isEmpty();
   }
 
   private DisruptionInput input(DisruptionView view, Instant now) {
@@ -237,9 +231,7 @@ public final class DisruptionController {
         continue;
       }
       List<Condition> conditions = claim.getStatus() == null ? null : claim.getStatus().getConditions();
-      boolean tainted = object.getSpec() != null && object.getSpec().getTaints() != null
-          && object.getSpec().getTaints().stream().anyMatch(t -> TaintKeys.DISRUPTED.equals(t.getKey()) && "NoSchedule".equals(t.getEffect()));
-      if (!tainted && Conditions.get(conditions, ConditionTypes.DISRUPTION_REASON).isEmpty()) {
+      if (!KubernetesDisruptionActions.hasDisruptedTaint(object) && Conditions.get(conditions, ConditionTypes.DISRUPTION_REASON).isEmpty()) {
         continue;
       }
       try {

@@ -101,7 +101,7 @@ public final class DisruptionInputs {
         continue;
       }
       // Pods that will not be evicted (mirror pods, pods tolerating the disrupted taint) ignore PDBs.
-      if (mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(DISRUPTED)))) {
+      if (ClusterState.mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(DISRUPTED)))) {
         continue;
       }
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
@@ -196,12 +196,6 @@ public final class DisruptionInputs {
   private static boolean active(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     return !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
-  }
-
-  private static boolean mirror(Pod pod) {
-    return annotations(pod).containsKey("kubernetes.io/config.mirror")
-        || (pod.getMetadata().getOwnerReferences() != null
-            && pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> "Node".equals(o.getKind())));
   }
 
   private static Map<String, String> annotations(HasMetadata object) {

@@ -143,33 +143,29 @@ public final class Operator implements AutoCloseable {
     GarbageCollection garbageCollection =
         new GarbageCollection(client, informers, metered.forController(GarbageCollection.NAME), clock, metrics);
     loops.add(new SingletonLoop(GarbageCollection.NAME, garbageCollection::reconcile, clock, observer));
-    informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
-      nodeClaimDisruption.enqueue(claim.getMetadata().getName());
-      expiration.enqueue(claim.getMetadata().getName());
-    }));
     informers.nodePools().addEventHandler(NodeClaimDisruption.nodePoolHandler(informers, nodeClaimDisruption::enqueue));
-    informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> NodeClaims.forProviderId(informers, providerId(node))
-        .forEach(claim -> nodeClaimDisruption.enqueue(claim.getMetadata().getName()))));
 
+    // One handler per kind: a Node's NodeClaims are looked up once for every controller keyed by NodeClaim.
+    List<Controller<String>> byNodeClaim = new ArrayList<>(List.of(lifecycle, nodeClaimDisruption));
+    if (options.prebind()) {
+      byNodeClaim.add(controller(Prebinder.NAME, new Prebinder(client, informers, state, clock),
+          Controller.linearScaleReconciles(cpus, 10, 100), clock, observer));
+    }
     informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
-      lifecycle.enqueue(claim.getMetadata().getName());
+      String name = claim.getMetadata().getName();
+      byNodeClaim.forEach(c -> c.enqueue(name));
+      expiration.enqueue(name);
       enqueueNodePool(counter, claim);
     }));
     informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> {
-      NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> lifecycle.enqueue(claim.getMetadata().getName()));
+      for (NodeClaim claim : NodeClaims.forProviderId(informers, providerId(node))) {
+        byNodeClaim.forEach(c -> c.enqueue(claim.getMetadata().getName()));
+      }
       if (node.getMetadata().getDeletionTimestamp() != null) {
         termination.enqueue(node.getMetadata().getName());
       }
       enqueueNodePool(counter, node);
     }));
-    if (options.prebind()) {
-      Controller<String> prebind = controller(Prebinder.NAME, new Prebinder(client, informers, state, clock),
-          Controller.linearScaleReconciles(cpus, 10, 100), clock, observer);
-      informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> prebind.enqueue(claim.getMetadata().getName())));
-      informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> {
-        NodeClaims.forProviderId(informers, providerId(node)).forEach(claim -> prebind.enqueue(claim.getMetadata().getName()));
-      }));
-    }
     informers.nodePools().addEventHandler(EventHandlers.onChange((NodePool pool) -> {
       String name = pool.getMetadata().getName();
       counter.enqueue(name);

@@ -373,7 +373,7 @@ public final class ClusterState {
         views.add(new DisruptionView.NodeView(existing, null, claim, List.of(), false, isNominated(name)));
       }
     }
-    return new DisruptionView(snapshot, views, snapshot.nodePools(), informers.podDisruptionBudgets().getStore().list());
+    return new DisruptionView(snapshot, views, informers.podDisruptionBudgets().getStore().list());
   }
 
   /**
@@ -625,8 +625,13 @@ public final class ClusterState {
     List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
     boolean statefulSet = owners.stream().anyMatch(o -> "StatefulSet".equals(o.getKind()));
     boolean daemonSet = owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
-    boolean mirror = owners.stream().anyMatch(o -> "Node".equals(o.getKind())) || annotations(pod).containsKey(MIRROR_POD_ANNOTATION);
-    return (pod.getMetadata().getDeletionTimestamp() == null || statefulSet) && !daemonSet && !mirror;
+    return (pod.getMetadata().getDeletionTimestamp() == null || statefulSet) && !daemonSet && !mirror(pod);
+  }
+
+  /** A static pod's mirror: owned by its Node, or annotated {@code kubernetes.io/config.mirror}. */
+  public static boolean mirror(Pod pod) {
+    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
+    return owners.stream().anyMatch(o -> "Node".equals(o.getKind())) || annotations(pod).containsKey(MIRROR_POD_ANNOTATION);
   }
 
   /** {@code karpenter.sh/do-not-disrupt}: {@code "true"}, or a duration from pod start that has not elapsed. */
@@ -641,7 +646,8 @@ public final class ClusterState {
     try {
       Duration grace = GoDuration.parse(value).duration();
       String started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
-      return started != null && now.isBefore(OffsetDateTime.parse(started).toInstant().plus(grace));
+      // A pod not started yet is protected: its window has not begun (upstream's IsDoNotDisruptActive).
+      return started == null || now.isBefore(OffsetDateTime.parse(started).toInstant().plus(grace));
     } catch (IllegalArgumentException | DateTimeParseException e) {
       return false;
     }

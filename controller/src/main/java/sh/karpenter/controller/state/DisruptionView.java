@@ -18,15 +18,18 @@ import sh.karpenter.core.scheduling.ExistingNode;
  *
  * @param scheduling the provisioning snapshot taken from the same listing
  * @param nodes every Node (managed or not, deleting or not) and every in-flight NodeClaim
- * @param nodePools every NodePool, by name
  * @param podDisruptionBudgets every PodDisruptionBudget
  */
 public record DisruptionView(
-    StateSnapshot scheduling, List<NodeView> nodes, Map<String, NodePool> nodePools, List<PodDisruptionBudget> podDisruptionBudgets) {
+    StateSnapshot scheduling, List<NodeView> nodes, List<PodDisruptionBudget> podDisruptionBudgets) {
   public DisruptionView {
     nodes = List.copyOf(nodes);
-    nodePools = Map.copyOf(nodePools);
     podDisruptionBudgets = List.copyOf(podDisruptionBudgets);
+  }
+
+  /** Every NodePool, by name (the provisioning snapshot's). */
+  public Map<String, NodePool> nodePools() {
+    return scheduling.nodePools();
   }
 
   /**

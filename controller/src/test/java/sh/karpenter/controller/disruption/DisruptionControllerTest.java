@@ -72,8 +72,11 @@ class DisruptionControllerTest {
   }
 
   private final FakeDecider decider = new FakeDecider();
-  private final DisruptionController controller =
-      new DisruptionController(synced::get, () -> view, decider, queue, actions, events, metrics, clock, Options.defaults());
+  private int viewsRead;
+  private final DisruptionController controller = new DisruptionController(synced::get, () -> {
+    viewsRead++;
+    return view;
+  }, decider, queue, actions, events, metrics, clock, Options.defaults());
 
   @AfterEach
   void close() {
@@ -123,11 +126,12 @@ class DisruptionControllerTest {
 
     assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(15)));
     assertThat(queue.size()).isZero();
-    assertThat(controller.awaitingValidation()).isTrue();
 
+    // Woken early, the loop only waits on: no cluster state is read, nothing is validated.
     clock.step(Duration.ofSeconds(10));
     assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(5)));
     assertThat(decider.validated).isEmpty();
+    assertThat(viewsRead).isEqualTo(1);
 
     clock.step(Duration.ofSeconds(5));
     assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
@@ -199,6 +203,7 @@ class DisruptionControllerTest {
   @Test
   void aStaleDisruptedTaintComesOffUnlessACommandHoldsTheNodeOrItIsGoingAway() {
     view = new TestViews()
+        .add(node("held", "")).add(claim("claim-held", "held", "", ""))
         .add(node("stale", "")).add(claim("claim-stale", "stale", "", ""))
         .add(node("deleting", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [karpenter.sh/termination]"))
         .add(claim("claim-deleting", "deleting", "", ""))
@@ -217,8 +222,12 @@ class DisruptionControllerTest {
       }
     });
 
+    assertThat(queue.start(command(Method.DRIFT))).isTrue(); // the first node, "held"
+
     controller.reconcile();
 
-    assertThat(actions.calls).containsExactly("unmark stale claim-stale", "unmark condition-only claim-condition-only");
+    assertThat(queue.holds("claim-held")).isTrue();
+    assertThat(actions.calls).containsExactly(
+        "mark held claim-held Drifted", "unmark stale claim-stale", "unmark condition-only claim-condition-only");
   }
 }

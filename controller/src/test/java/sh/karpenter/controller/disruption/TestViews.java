@@ -161,7 +161,7 @@ final class TestViews {
       views.add(new DisruptionView.NodeView(existing, node, claim, bound, marked.contains(name), nominated.contains(name)));
     }
     StateSnapshot snapshot = new StateSnapshot(cluster, Map.of(), poolsByName, Map.of(), Set.of(), List.of());
-    return new DisruptionView(snapshot, views, poolsByName, budgets);
+    return new DisruptionView(snapshot, views, budgets);
   }
 
   private static ClusterSnapshot liveCopy(Node node) {

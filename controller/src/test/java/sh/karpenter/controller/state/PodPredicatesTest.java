@@ -50,4 +50,11 @@ class PodPredicatesTest {
     assertThat(ClusterState.doNotDisrupt(pod(", annotations: {karpenter.sh/do-not-disrupt: 30m}", ""), NOW)).isFalse();
     assertThat(ClusterState.doNotDisrupt(pod(", annotations: {karpenter.sh/do-not-disrupt: soon}", ""), NOW)).isFalse();
   }
+
+  @Test
+  void aDoNotDisruptDurationProtectsAPodThatHasNotStartedYet() {
+    Pod pending = pod(", annotations: {karpenter.sh/do-not-disrupt: 30m}", "");
+    pending.getStatus().setStartTime(null);
+    assertThat(ClusterState.doNotDisrupt(pending, NOW)).isTrue();
+  }
 }

@@ -37,6 +37,7 @@ import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.disruption.Candidate;
 import sh.karpenter.core.disruption.Command;
+import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Method;
 import sh.karpenter.core.disruption.Reason;
@@ -119,9 +120,9 @@ class OrchestrationQueueIT {
 
   /** A replace command for {@code candidate}: one new NodeClaim of pool {@code default}, as the scheduler plans it for a 1-CPU pod. */
   private Command replaceCommand(NodeClaim candidate) {
-    var view = state.disruptionView();
-    StateNode node = DisruptionInputs.of(view, n -> false, SchedulerOptions.DEFAULT, clock.instant(), DisruptionOptions.defaults(clock))
-        .nodes().stream().filter(n -> candidate.getMetadata().getName().equals(n.nodeClaimName())).findFirst().orElseThrow();
+    DisruptionInput input =
+        DisruptionInputs.of(state.disruptionView(), n -> false, SchedulerOptions.DEFAULT, clock.instant(), DisruptionOptions.defaults(clock));
+    StateNode node = input.nodes().stream().filter(n -> candidate.getMetadata().getName().equals(n.nodeClaimName())).findFirst().orElseThrow();
     NodePool pool = client.resources(NodePool.class).withName("default").get();
     SnapshotBuilder builder = new SnapshotBuilder(p -> CATALOG.instanceTypes());
     builder.add(pool, "NodePool default");
@@ -129,8 +130,7 @@ class OrchestrationQueueIT {
     pod.getMetadata().setNamespace(client.getNamespace());
     builder.add(pod, "Pod moved");
     PlannedNodeClaim replacement = new Scheduler(builder.build().schedulingInput(SchedulerOptions.DEFAULT)).solve().newNodeClaims().getFirst();
-    Candidate target = new Candidate(node, DisruptionInputs.of(view, n -> false, SchedulerOptions.DEFAULT, clock.instant(),
-        DisruptionOptions.defaults(clock)).pools().get("default"), null, null, 1);
+    Candidate target = new Candidate(node, input.pools().get("default"), null, null, 1);
     return new Command(Method.SINGLE_NODE_CONSOLIDATION, Reason.UNDERUTILIZED, List.of(target), List.of(replacement), 0.1);
   }
 

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +24,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.operator.Operator;
+import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
@@ -180,24 +180,8 @@ class DisruptionE2EIT {
 
     AtomicInteger most = new AtomicInteger();
     Informers informers = operator.informers();
-    ResourceEventHandler<Object> watch = new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(Object obj) {
-        most.accumulateAndGet(disrupting(informers), Math::max);
-      }
-
-      @Override
-      public void onUpdate(Object before, Object obj) {
-        onAdd(obj);
-      }
-
-      @Override
-      public void onDelete(Object obj, boolean unknown) {
-        onAdd(obj);
-      }
-    };
-    informers.nodes().addEventHandler(cast(watch));
-    informers.nodeClaims().addEventHandler(cast(watch));
+    informers.nodes().addEventHandler(EventHandlers.onChange(node -> most.accumulateAndGet(disrupting(informers), Math::max)));
+    informers.nodeClaims().addEventHandler(EventHandlers.onChange(claim -> most.accumulateAndGet(disrupting(informers), Math::max)));
 
     client.apps().deployments().withName("apart").scale(0);
 
@@ -207,11 +191,6 @@ class DisruptionE2EIT {
       assertThat(nodes(client)).isEmpty();
     });
     assertThat(most.get()).isEqualTo(1);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> ResourceEventHandler<T> cast(ResourceEventHandler<Object> handler) {
-    return (ResourceEventHandler<T>) handler;
   }
 
   /**
