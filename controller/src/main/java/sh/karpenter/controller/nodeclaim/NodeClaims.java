@@ -41,6 +41,12 @@ public final class NodeClaims {
     return informers.nodes().getIndexer().byIndex(Informers.NODE_BY_PROVIDER_ID, providerId);
   }
 
+  /** True when the Node's {@code Ready} condition is True (a Node without one is not ready). */
+  public static boolean nodeReady(Node node) {
+    return node.getStatus() != null && node.getStatus().getConditions() != null
+        && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
   /** The NodeClaims with this provider ID (normally one). */
   public static List<NodeClaim> forProviderId(Informers informers, String providerId) {
     if (providerId == null || providerId.isEmpty()) {

@@ -7,7 +7,6 @@ import static sh.karpenter.api.v1.ConditionTypes.VOLUMES_DETACHED;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
@@ -154,7 +153,7 @@ public final class NodeTermination implements Reconciler<String> {
       }
     }
     // 2. Nothing to drain on a Node whose instance is gone.
-    if (!ready(node) && !providerId.isEmpty() && cloudProvider.get(providerId).isEmpty()) {
+    if (!NodeClaims.nodeReady(node) && !providerId.isEmpty() && cloudProvider.get(providerId).isEmpty()) {
       LOG.info("node {}: instance {} is gone, skipping the drain", name, providerId);
       return removeFinalizer(node);
     }
@@ -342,11 +341,6 @@ public final class NodeTermination implements Reconciler<String> {
     }
     Duration took = Duration.between(Instant.parse(timestamp), now);
     return took.isNegative() ? Duration.ZERO : took;
-  }
-
-  private static boolean ready(Node node) {
-    List<NodeCondition> conditions = node.getStatus() == null ? null : node.getStatus().getConditions();
-    return conditions != null && conditions.stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static String nodePool(Node node) {

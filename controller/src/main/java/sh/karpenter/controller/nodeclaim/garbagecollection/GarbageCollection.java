@@ -118,12 +118,7 @@ public final class GarbageCollection {
         && !ObjectWrites.isDeleting(nodeClaim)
         && Conditions.isTrue(nodeClaim.getStatus().getConditions(), ConditionTypes.REGISTERED)
         && !listedInstances.contains(providerId)
-        && nodes.stream().noneMatch(GarbageCollection::ready);
-  }
-
-  private static boolean ready(Node node) {
-    return node.getStatus() != null && node.getStatus().getConditions() != null
-        && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        && nodes.stream().noneMatch(NodeClaims::nodeReady);
   }
 
   /** Deletes a NodeClaim whose instance vanished; a conflict (it changed since the cache read) waits for the next pass. */

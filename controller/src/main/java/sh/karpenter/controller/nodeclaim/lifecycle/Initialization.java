@@ -5,7 +5,6 @@ import static sh.karpenter.api.v1.ConditionTypes.LAUNCHED;
 import static sh.karpenter.api.v1.ConditionTypes.REGISTERED;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -100,7 +99,7 @@ final class Initialization implements Step {
 
   /** What still keeps the Node from being initialized, or empty when nothing does. */
   static Optional<Blocker> blocker(Node node, NodeClaim nodeClaim) {
-    if (!isReady(node)) {
+    if (!NodeClaims.nodeReady(node)) {
       return Optional.of(new Blocker("NodeNotReady", "Node status is NotReady"));
     }
     List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
@@ -127,12 +126,6 @@ final class Initialization implements Step {
       }
     }
     return Optional.empty();
-  }
-
-  static boolean isReady(Node node) {
-    List<NodeCondition> conditions =
-        node.getStatus() == null || node.getStatus().getConditions() == null ? List.of() : node.getStatus().getConditions();
-    return conditions.stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   /**
