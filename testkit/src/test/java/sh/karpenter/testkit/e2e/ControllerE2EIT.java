@@ -1,6 +1,5 @@
 package sh.karpenter.testkit.e2e;
 
-import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -29,8 +28,6 @@ import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
-import sh.karpenter.core.instancetype.InstanceType;
-import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
@@ -110,7 +107,7 @@ class ControllerE2EIT {
     assertThat(countByPool(nodes.stream().map(n -> n.getMetadata().getLabels().get(Labels.NODE_POOL)).toList()))
         .isEqualTo(countByPool(plan.newNodeClaims().stream().map(PlannedNodeClaim::nodePoolName).toList()));
     double planned = plan.newNodeClaims().stream().mapToDouble(PlannedNodeClaim::price).sum();
-    double launched = nodes.stream().mapToDouble(n -> price(catalog, n)).sum();
+    double launched = nodes.stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum();
     assertThat(launched).isCloseTo(planned, org.assertj.core.data.Offset.offset(1e-6));
   }
 
@@ -128,7 +125,7 @@ class ControllerE2EIT {
     String zone = first.getMetadata().getLabels().get(Labels.ZONE);
 
     provider.failures().blockOffering(cheapestType, zone, "on-demand");
-    Pod second = awayFrom("app", TestObjects.pausePod("second", "other", "1", "1Gi"));
+    Pod second = TestObjects.awayFrom("app", TestObjects.pausePod("second", "other", "1", "1Gi"));
     second.getSpec().setNodeSelector(Map.of(Labels.ZONE, zone));
     client.pods().resource(second).create();
 
@@ -205,15 +202,6 @@ class ControllerE2EIT {
     assertThat(nodes).allSatisfy(node -> assertThat(podsPerNode).containsKey(node.getMetadata().getName()));
   }
 
-  /** {@code pod} with required hostname anti-affinity to the pods labelled {@code app=<app>}. */
-  private static Pod awayFrom(String app, Pod pod) {
-    return new PodBuilder(pod).editSpec()
-        .withNewAffinity().withNewPodAntiAffinity().addNewRequiredDuringSchedulingIgnoredDuringExecution()
-        .withTopologyKey(Labels.HOSTNAME).withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build())
-        .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().endAffinity()
-        .endSpec().build();
-  }
-
   private static KubernetesClient ownClient(ControlPlane controlPlane) {
     return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(controlPlane.kubeconfig().toFile())).build();
   }
@@ -222,19 +210,9 @@ class ControllerE2EIT {
   private static List<Pod> separatedPods(String app, int count) {
     List<Pod> pods = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      pods.add(awayFrom(app, TestObjects.pausePod(app + "-" + i, app, "1", "1Gi")));
+      pods.add(TestObjects.awayFrom(app, TestObjects.pausePod(app + "-" + i, app, "1", "1Gi")));
     }
     return pods;
-  }
-
-  /** The hourly price of the offering a node was launched on. */
-  private static double price(InstanceTypeCatalog catalog, Node node) {
-    Map<String, String> labels = node.getMetadata().getLabels();
-    InstanceType type = catalog.instanceTypes().stream()
-        .filter(t -> t.name().equals(labels.get(Labels.INSTANCE_TYPE))).findFirst().orElseThrow();
-    return type.offerings().stream()
-        .filter(o -> o.zone().equals(labels.get(Labels.ZONE)) && o.capacityType().equals(labels.get(Labels.CAPACITY_TYPE)))
-        .mapToDouble(Offering::price).findFirst().orElseThrow();
   }
 
   private static Map<String, Long> countByPool(List<String> pools) {
@@ -252,7 +230,7 @@ class ControllerE2EIT {
           .endSpec().build());
     }
     for (int i = 0; i < 4; i++) {
-      pods.add(awayFrom("db", TestObjects.pausePod("db-" + i, "db", "1", "2Gi")));
+      pods.add(TestObjects.awayFrom("db", TestObjects.pausePod("db-" + i, "db", "1", "2Gi")));
     }
     for (int i = 0; i < 20; i++) {
       pods.add(new PodBuilder(TestObjects.pausePod("batch-" + i, "batch", "1", "1Gi")).editSpec()

@@ -3,7 +3,6 @@ package sh.karpenter.testkit.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -28,13 +27,10 @@ import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
-import sh.karpenter.core.instancetype.InstanceType;
-import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingResult;
-import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.InProcessOperators;
@@ -90,10 +86,7 @@ class DisruptionE2EIT {
     Pod pod = TestObjects.pausePod("template", name, cpu, memory);
     PodSpec spec = pod.getSpec();
     if (apart) {
-      spec.setAffinity(new io.fabric8.kubernetes.api.model.AffinityBuilder().withNewPodAntiAffinity()
-          .addNewRequiredDuringSchedulingIgnoredDuringExecution().withTopologyKey(Labels.HOSTNAME)
-          .withLabelSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
-          .endRequiredDuringSchedulingIgnoredDuringExecution().endPodAntiAffinity().build());
+      spec = TestObjects.awayFrom(name, pod).getSpec();
     }
     return new DeploymentBuilder()
         .withNewMetadata().withName(name).endMetadata()
@@ -118,16 +111,6 @@ class DisruptionE2EIT {
     return client.nodes().list().getItems();
   }
 
-  /** The hourly price of the offering a node was launched on. */
-  private double price(Node node) {
-    Map<String, String> labels = node.getMetadata().getLabels();
-    InstanceType type = catalog.instanceTypes().stream()
-        .filter(t -> t.name().equals(labels.get(Labels.INSTANCE_TYPE))).findFirst().orElseThrow();
-    return type.offerings().stream()
-        .filter(o -> o.zone().equals(labels.get(Labels.ZONE)) && o.capacityType().equals(labels.get(Labels.CAPACITY_TYPE)))
-        .mapToDouble(Offering::price).findFirst().orElseThrow();
-  }
-
   private static Set<String> names(List<Node> nodes) {
     return nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
   }
@@ -141,7 +124,7 @@ class DisruptionE2EIT {
     // Small pods, many to a node: after the scale-down the survivors sit spread over underused nodes.
     client.apps().deployments().resource(deployment("web", 40, "300m", "256Mi", false)).create();
     awaitRunning(client, "web", 40);
-    double before = nodes(client).stream().mapToDouble(this::price).sum();
+    double before = nodes(client).stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum();
 
     client.apps().deployments().withName("web").scale(5);
 
@@ -164,7 +147,7 @@ class DisruptionE2EIT {
       List<Node> nodes = nodes(client);
       assertThat(nodes).allSatisfy(n -> assertThat(ObjectWrites.isDeleting(n)).isFalse());
       assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
-      assertThat(nodes.stream().mapToDouble(this::price).sum()).isLessThanOrEqualTo(planned + 1e-6);
+      assertThat(nodes.stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum()).isLessThanOrEqualTo(planned + 1e-6);
       assertThat(pods(client, "web")).hasSize(5).allMatch(TestObjects::running);
     });
   }
