@@ -42,8 +42,8 @@ import sh.karpenter.core.wellknown.Labels;
  *
  * <p>Each {@link #solve()} runs an independent pass; the scheduler holds no state between passes.
  * Given a {@link SchedulerCache}, passes over the same NodePools share the per-template preparation
- * (instance-type matrices, lookup tables, remembered packings) and each existing node's set-up, never
- * pass state, so the results are the same.
+ * (instance-type matrices, lookup tables) and each existing node's set-up, never pass state, so the
+ * results are the same.
  */
 public final class Scheduler {
   /** Upstream's {@code MaxInstanceTypes}: the options a NodeClaim keeps, cheapest first. */
@@ -362,7 +362,7 @@ public final class Scheduler {
         movablePods.addAll(claim.pods);
         refundLimits(claim);
       }
-      List<InFlightNodeClaim> replacements = replan(template, movablePods, before);
+      List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before);
       double after = 0;
       for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
         after += cheapestPrice(claim.options, pricing);
@@ -397,20 +397,42 @@ public final class Scheduler {
     }
 
     /**
-     * The pods packed by {@link CostRepacker} (through the template's {@link TemplateRepacker}) into new
-     * claims (each on a fresh hostname, charged against the limits in turn), or null when no packing
-     * prices below {@code before}, or the packer or a limit leaves some pod without a node.
+     * The pods packed by {@link CostRepacker} into new claims (each on a fresh hostname, charged
+     * against the limits in turn), or null when no packing prices below {@code before}, or the packer
+     * or a limit leaves some pod without a node. Each allowed type offers its allocatable less its
+     * DaemonSet group's overhead and costs its cheapest offering under the template's requirements. The
+     * packer is not run when its {@link CostRepacker#lowerBound lower bound} shows that no packing can
+     * cost less than {@code before} (for a lone pod it never can).
      */
-    private List<InFlightNodeClaim> replan(TemplateIndex template, List<SchedulingPod> movablePods, double before) {
+    private List<InFlightNodeClaim> replan(
+        TemplateIndex template, TemplateIndex.Pricing pricing, List<SchedulingPod> movablePods, double before) {
       long[] allowed = launchOptions(template, null);
       if (allowed == null) {
         return null;
+      }
+      long[][] capacity = new long[template.size()][dimensions];
+      double[] price = new double[template.size()];
+      java.util.Arrays.fill(price, Double.POSITIVE_INFINITY);
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        long[] types = Bits.copy(group.types());
+        Bits.andInto(types, allowed);
+        for (int t = Bits.next(types, 0); t >= 0; t = Bits.next(types, t + 1)) {
+          if (pricing.cheapest()[t] != null) {
+            price[t] = pricing.price(t);
+          }
+          for (int d = 0; d < dimensions; d++) {
+            capacity[t][d] = template.allocatable[d][t] - group.overhead()[d];
+          }
+        }
       }
       List<long[]> requests = new ArrayList<>(movablePods.size());
       for (SchedulingPod pod : movablePods) {
         requests.add(pod.requests);
       }
-      CostRepacker.Packing packing = template.repacker.pack(allowed, requests, before);
+      if (CostRepacker.lowerBound(requests, capacity, price) >= before * (1 - 1e-10)) {
+        return null;
+      }
+      CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
       if (packing == null || packing.price() >= before * (1 - 1e-9)) {
         return null;
       }

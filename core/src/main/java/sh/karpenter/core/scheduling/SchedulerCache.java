@@ -7,9 +7,9 @@ import java.util.Map;
  * Work shared by repeated scheduling passes over the same NodePools, such as the many simulations of
  * one disruption decision: each template's instance types prepared for filtering (the allocatable and
  * capacity matrices, the launchable types, the DaemonSet overhead groups, and the lookup tables of
- * types fitting a request, matching a requirement or priced under an offering requirement, and the
- * cost post-pass's packings), the NodePool order, the labels a new NodeClaim may leave undefined, and
- * per existing node (the same object again) its labels as requirements and what it has available.
+ * types fitting a request, matching a requirement or priced under an offering requirement), the
+ * NodePool order, the labels a new NodeClaim may leave undefined, and per existing node (the same
+ * object again) its labels as requirements and what it has available.
  *
  * <p>A pass reuses what the cache holds when its input has the same templates and DaemonSet pods
  * (the same objects, in the same order) and the same number of resource dimensions as the pass that

@@ -21,12 +21,11 @@ import sh.karpenter.core.taints.Taint;
  * caches of the types compatible with a requirement or having an offering a requirement set allows.
  *
  * <p>An index holds no pass state: its fields are fixed at construction and its lookup tables ("types
- * with at least x", per-requirement and per-offering-requirement masks, pricings, and the repacker's
- * remembered packings) are filled lazily with values that depend only on the template's instance
- * types and the key they are looked up by, and callers never modify the masks they get (they copy
- * before narrowing). So passes over the same NodePools may share one index through a
- * {@link SchedulerCache}, one pass at a time: the tables are plain maps and arrays, not safe for
- * concurrent passes.
+ * with at least x", per-requirement and per-offering-requirement masks, pricings) are filled lazily
+ * with values that depend only on the template's instance types and the key they are looked up by,
+ * and callers never modify the masks they get (they copy before narrowing). So passes over the same
+ * NodePools may share one index through a {@link SchedulerCache}, one pass at a time: the tables are
+ * plain maps and arrays, not safe for concurrent passes.
  */
 final class TemplateIndex {
   final NodeClaimTemplate template;
@@ -47,8 +46,6 @@ final class TemplateIndex {
   /** Types with at least one reserved offering; empty when the template has no reserved capacity. */
   final long[] reservedTypes;
   private final boolean hasReservedOfferings;
-  /** The cost post-pass's packer over these types, with the packings it remembers. */
-  final TemplateRepacker repacker;
 
   private final Set<String> offeringKeys = new TreeSet<>();
   private final long[][] sortedAllocatable;
@@ -129,7 +126,6 @@ final class TemplateIndex {
       preferNoSchedule |= taint.effect() == Taint.Effect.PreferNoSchedule;
     }
     this.hasPreferNoScheduleTaint = preferNoSchedule;
-    this.repacker = new TemplateRepacker(this);
   }
 
   int size() {

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
@@ -30,7 +31,7 @@ import sh.karpenter.core.wellknown.Labels;
  */
 final class DisruptionFixture {
   static final Instant NOW = Instant.parse("2026-03-02T12:00:00Z");
-  static final List<String> ZONES = List.of("test-zone-1", "test-zone-2", "test-zone-3");
+  static final List<String> ZONES = FakeInstanceTypes.ZONES;
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
   final TestingClock clock = new TestingClock(NOW);
