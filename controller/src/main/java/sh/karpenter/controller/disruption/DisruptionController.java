@@ -182,6 +182,7 @@ public final class DisruptionController {
     if (decision.method() != null) {
       disruption.decisionEvaluated(decision.method().label(), decision.method().consolidationType(), took);
     }
+    decision.timedOut().forEach(method -> disruption.consolidationTimeout(method.consolidationType()));
     for (Reason reason : Reason.values()) {
       disruption.eligibleNodes(reason.metricLabel(), decision.eligibleNodes().getOrDefault(reason, 0));
     }

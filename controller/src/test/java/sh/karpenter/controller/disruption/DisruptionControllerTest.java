@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -118,6 +119,18 @@ class DisruptionControllerTest {
     assertThat(sample("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"empty"})).isZero();
     assertThat(sample("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"}, new String[] {"general", "drifted"}))
         .isEqualTo(2);
+  }
+
+  @Test
+  void aConsolidationMethodThatTimedOutIsCounted() {
+    decider.decision = new Decision(null, List.of(), List.of(), Map.of(), Map.of(), List.of(), Set.of(Method.MULTI_NODE_CONSOLIDATION));
+
+    controller.reconcile();
+
+    assertThat(sample("karpenter_voluntary_disruption_consolidation_timeouts_total", new String[] {"consolidation_type"}, new String[] {"multi"}))
+        .isEqualTo(1);
+    assertThat(sample("karpenter_voluntary_disruption_consolidation_timeouts_total", new String[] {"consolidation_type"}, new String[] {"single"}))
+        .isZero();
   }
 
   @Test

@@ -2,6 +2,7 @@ package sh.karpenter.core.disruption;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The outcome of one disruption loop: the commands of the first method that produced any (only one
@@ -11,6 +12,7 @@ import java.util.Map;
  * @param allowedDisruptions per NodePool and reason, how many nodes the budgets allow now
  * @param eligibleNodes per reason, the candidates found
  * @param scores Balanced-policy moves considered
+ * @param timedOut the consolidation methods that stopped at their timeout this loop
  */
 public record Decision(
     Method method,
@@ -18,13 +20,26 @@ public record Decision(
     List<Blocked> blocked,
     Map<String, Map<Reason, Integer>> allowedDisruptions,
     Map<Reason, Integer> eligibleNodes,
-    List<ScoredMove> scores) {
+    List<ScoredMove> scores,
+    Set<Method> timedOut) {
   public Decision {
     commands = List.copyOf(commands);
     blocked = List.copyOf(blocked);
     allowedDisruptions = Map.copyOf(allowedDisruptions);
     eligibleNodes = Map.copyOf(eligibleNodes);
     scores = List.copyOf(scores);
+    timedOut = timedOut == null ? Set.of() : Set.copyOf(timedOut);
+  }
+
+  /** A decision in which no method timed out. */
+  public Decision(
+      Method method,
+      List<Command> commands,
+      List<Blocked> blocked,
+      Map<String, Map<Reason, Integer>> allowedDisruptions,
+      Map<Reason, Integer> eligibleNodes,
+      List<ScoredMove> scores) {
+    this(method, commands, blocked, allowedDisruptions, eligibleNodes, scores, Set.of());
   }
 
   public boolean isEmpty() {

@@ -39,10 +39,10 @@ public final class Disruption {
             case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(loop);
           };
       if (!commands.isEmpty()) {
-        return new Decision(method, commands, loop.blocked(), loop.allowed, eligible, loop.scores());
+        return new Decision(method, commands, loop.blocked(), loop.allowed, eligible, loop.scores(), loop.timedOut());
       }
     }
-    return new Decision(null, List.of(), loop.blocked(), loop.allowed, eligible, loop.scores());
+    return new Decision(null, List.of(), loop.blocked(), loop.allowed, eligible, loop.scores(), loop.timedOut());
   }
 
   /**

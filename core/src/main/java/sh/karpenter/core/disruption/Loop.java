@@ -3,6 +3,7 @@ package sh.karpenter.core.disruption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -26,7 +27,12 @@ final class Loop {
   private final Map<Reason, Map<String, Integer>> remaining = new EnumMap<>(Reason.class);
   private final Set<Blocked> blocked = new LinkedHashSet<>();
   private final List<ScoredMove> scores = new ArrayList<>();
+  private final Set<Method> timedOut = EnumSet.noneOf(Method.class);
   private Map<String, Balanced.Totals> balancedTotals;
+  /** Each method's candidates, found once per loop (the loop's count of eligible nodes reads them too). */
+  private List<Candidate> emptinessCandidates;
+  private final Map<Boolean, List<Candidate>> driftCandidates = new HashMap<>();
+  private List<Candidate> consolidationCandidates;
 
   Loop(DisruptionInput input) {
     this.input = input;
@@ -74,15 +80,22 @@ final class Loop {
   }
 
   List<Candidate> emptinessCandidates() {
-    return candidates.graceful().stream().filter(Loop::emptiness).toList();
+    if (emptinessCandidates == null) {
+      emptinessCandidates = candidates.graceful().stream().filter(Loop::emptiness).toList();
+    }
+    return emptinessCandidates;
   }
 
   List<Candidate> driftCandidates(boolean statically) {
-    return candidates.eventual().stream().filter(c -> drift(c, statically)).toList();
+    return driftCandidates.computeIfAbsent(statically, s -> candidates.eventual().stream().filter(c -> drift(c, s)).toList());
   }
 
+  /** The consolidation candidates in {@link #consolidationOrder consolidation order}. */
   List<Candidate> consolidationCandidates() {
-    return candidates.graceful().stream().filter(Loop::consolidation).toList();
+    if (consolidationCandidates == null) {
+      consolidationCandidates = List.copyOf(consolidationOrder(candidates.graceful().stream().filter(Loop::consolidation).toList()));
+    }
+    return consolidationCandidates;
   }
 
   /**
@@ -122,6 +135,15 @@ final class Loop {
 
   List<ScoredMove> scores() {
     return List.copyOf(scores);
+  }
+
+  /** Records that a consolidation method stopped at its timeout (upstream's consolidation_timeouts_total). */
+  void timedOut(Method method) {
+    timedOut.add(method);
+  }
+
+  Set<Method> timedOut() {
+    return Set.copyOf(timedOut);
   }
 
   /**

@@ -20,7 +20,7 @@ final class MultiNodeConsolidation {
   private MultiNodeConsolidation() {}
 
   static List<Command> compute(Loop loop) {
-    List<Candidate> ordered = Loop.consolidationOrder(loop.consolidationCandidates());
+    List<Candidate> ordered = loop.consolidationCandidates();
     Map<String, Integer> budgets = loop.budgetsCopy(Reason.UNDERUTILIZED);
     List<Candidate> within = new ArrayList<>();
     for (Candidate candidate : ordered) {
@@ -44,6 +44,7 @@ final class MultiNodeConsolidation {
     int max = within.size() - 1;
     while (min <= max) {
       if (clock.instant().isAfter(deadline)) {
+        loop.timedOut(Method.MULTI_NODE_CONSOLIDATION);
         break;
       }
       int mid = (min + max) >>> 1;

@@ -16,7 +16,7 @@ final class SingleNodeConsolidation {
   private SingleNodeConsolidation() {}
 
   static List<Command> compute(Loop loop) {
-    List<Candidate> ordered = Loop.consolidationOrder(loop.consolidationCandidates());
+    List<Candidate> ordered = loop.consolidationCandidates();
     Map<String, Integer> budgets = loop.budgets(Reason.UNDERUTILIZED);
     Clock clock = loop.input.options().clock();
     Instant deadline = clock.instant().plus(loop.input.options().singleNodeTimeout());
@@ -26,6 +26,7 @@ final class SingleNodeConsolidation {
         continue;
       }
       if (clock.instant().isAfter(deadline)) {
+        loop.timedOut(Method.SINGLE_NODE_CONSOLIDATION);
         return List.of();
       }
       Consolidation.Move move = loop.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));

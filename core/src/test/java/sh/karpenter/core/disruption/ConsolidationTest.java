@@ -421,7 +421,9 @@ class ConsolidationTest {
   void shouldStopMultiNodeConsolidationAfterTheDeadlineIsReached() {
     DisruptionFixture f = tenUnderutilizedNodes();
     f.clock.autoAdvance(Duration.ofMinutes(2));
-    assertThat(MultiNodeConsolidation.compute(new Loop(f.input()))).isEmpty();
+    Loop loop = new Loop(f.input());
+    assertThat(MultiNodeConsolidation.compute(loop)).isEmpty();
+    assertThat(loop.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
   }
 
   @Test
@@ -432,7 +434,9 @@ class ConsolidationTest {
     DisruptionFixture hurried = tenUnderutilizedNodes();
     // the deadline is read once and each check advances 20 s: three simulations fit in the minute
     hurried.clock.autoAdvance(Duration.ofSeconds(20));
-    List<Command> commands = MultiNodeConsolidation.compute(new Loop(hurried.input()));
+    Loop loop = new Loop(hurried.input());
+    List<Command> commands = MultiNodeConsolidation.compute(loop);
+    assertThat(loop.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
     assertThat(commands).hasSize(1);
     assertThat(commands.getFirst().candidates()).hasSize(9);
   }
@@ -443,7 +447,9 @@ class ConsolidationTest {
     f.pool("default", ladder(4), ON_DEMAND);
     f.node("candidate", "default", t(4)).pods(pod("500m"));
     f.clock.autoAdvance(Duration.ofMinutes(4));
-    assertThat(SingleNodeConsolidation.compute(new Loop(f.input()))).isEmpty();
+    Loop loop = new Loop(f.input());
+    assertThat(SingleNodeConsolidation.compute(loop)).isEmpty();
+    assertThat(loop.timedOut()).containsExactly(Method.SINGLE_NODE_CONSOLIDATION);
   }
 
   private static DisruptionFixture tenUnderutilizedNodes() {
