@@ -31,7 +31,6 @@ import sh.karpenter.core.disruption.Disruption;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Method;
-import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.ScoredMove;
 import sh.karpenter.core.disruption.Validation;
 import sh.karpenter.core.scheduling.SchedulerOptions;
@@ -183,9 +182,8 @@ public final class DisruptionController {
       disruption.decisionEvaluated(decision.method().label(), decision.method().consolidationType(), took);
     }
     decision.timedOut().forEach(method -> disruption.consolidationTimeout(method.consolidationType()));
-    for (Reason reason : Reason.values()) {
-      disruption.eligibleNodes(reason.metricLabel(), decision.eligibleNodes().getOrDefault(reason, 0));
-    }
+    // per reason some method disrupts for (not Unhealthy until node repair runs), as upstream sets them
+    decision.eligibleNodes().forEach((reason, eligible) -> disruption.eligibleNodes(reason.metricLabel(), eligible));
     decision.allowedDisruptions().forEach((pool, byReason) ->
         byReason.forEach((reason, allowed) -> disruption.allowedDisruptions(pool, reason.metricLabel(), allowed)));
 

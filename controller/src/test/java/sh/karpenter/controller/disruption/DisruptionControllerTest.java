@@ -119,6 +119,11 @@ class DisruptionControllerTest {
     assertThat(sample("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"empty"})).isZero();
     assertThat(sample("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"}, new String[] {"general", "drifted"}))
         .isEqualTo(2);
+    // no series for node repair's reason while no method repairs, as upstream without NodeRepair
+    assertThat(registry.getSampleValue("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"unhealthy"}))
+        .isNull();
+    assertThat(registry.getSampleValue("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"},
+        new String[] {"general", "unhealthy"})).isNull();
   }
 
   @Test

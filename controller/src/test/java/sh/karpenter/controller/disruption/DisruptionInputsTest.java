@@ -224,6 +224,7 @@ class DisruptionInputsTest {
             budgets:
               - {nodes: "1"}
               - {nodes: "0", schedule: "0 9 * * mon-fri", duration: 8h, reasons: [Drifted, Underutilized]}
+              - {nodes: "2", reasons: [Unhealthy]}
           template:
             spec:
               nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
@@ -245,7 +246,8 @@ class DisruptionInputsTest {
         .isEqualTo(new PoolPolicy("general", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of(Budget.DEFAULT)));
     assertThat(input.pools().get("custom")).isEqualTo(new PoolPolicy("custom", ConsolidationPolicy.WHEN_EMPTY, Duration.ofSeconds(30), List.of(
         new Budget("1", null, null, null),
-        new Budget("0", "0 9 * * mon-fri", Duration.ofHours(8), Set.of(Reason.DRIFTED, Reason.UNDERUTILIZED)))));
+        new Budget("0", "0 9 * * mon-fri", Duration.ofHours(8), Set.of(Reason.DRIFTED, Reason.UNDERUTILIZED)),
+        new Budget("2", null, null, Set.of(Reason.UNHEALTHY)))));
     assertThat(input.pools().get("never").policy()).isEqualTo(ConsolidationPolicy.BALANCED);
     assertThat(input.pools().get("never").consolidationEnabled()).isFalse();
   }

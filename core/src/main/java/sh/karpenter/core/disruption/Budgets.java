@@ -2,10 +2,13 @@ package sh.karpenter.core.disruption;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,6 +25,8 @@ import java.util.regex.Pattern;
  */
 public final class Budgets {
   private static final Pattern NODES = Pattern.compile("^(?:(100|[0-9]{1,2})%|([0-9]+))$");
+  /** The reasons some {@link Method} disrupts for. */
+  private static final Set<Reason> METHOD_REASONS = methodReasons();
 
   private Budgets() {}
 
@@ -85,8 +90,10 @@ public final class Budgets {
   }
 
   /**
-   * Per NodePool and reason, what the budgets allow now before subtracting the nodes already
-   * disrupting (upstream's {@code karpenter_nodepools_allowed_disruptions}).
+   * Per NodePool and the reason of each disruption {@link Method}, what the budgets allow now before
+   * subtracting the nodes already disrupting (upstream's {@code karpenter_nodepools_allowed_disruptions},
+   * which upstream sets for the reasons of the methods it runs: {@link Reason#UNHEALTHY} only with node
+   * repair, which no method here does yet).
    */
   public static Map<String, Map<Reason, Integer>> allowed(DisruptionInput input) {
     Map<String, int[]> counts = counts(input.nodes());
@@ -94,7 +101,7 @@ public final class Budgets {
     for (PoolPolicy pool : input.pools().values()) {
       int numNodes = counts.getOrDefault(pool.nodePoolName(), new int[2])[0];
       Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
-      for (Reason reason : Reason.values()) {
+      for (Reason reason : METHOD_REASONS) {
         byReason.put(reason, allowed(pool, reason, numNodes, input.now()));
       }
       result.put(pool.nodePoolName(), Map.copyOf(byReason));
@@ -116,6 +123,14 @@ public final class Budgets {
       result.put(pool.nodePoolName(), Math.max(0, allowed - count[1]));
     }
     return result;
+  }
+
+  private static Set<Reason> methodReasons() {
+    Set<Reason> reasons = EnumSet.noneOf(Reason.class);
+    for (Method method : Method.values()) {
+      reasons.add(method.reason());
+    }
+    return Collections.unmodifiableSet(reasons);
   }
 
   /**

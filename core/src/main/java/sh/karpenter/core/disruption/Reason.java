@@ -1,10 +1,16 @@
 package sh.karpenter.core.disruption;
 
-/** Why a node is voluntarily disrupted: the values of a budget's {@code reasons} (karpenter-behaviour.md §2.2). */
+/**
+ * Why a node is voluntarily disrupted: the values of a budget's {@code reasons} (docs/design/disruption.md,
+ * budgets). {@link #UNHEALTHY} is node repair's reason (upstream v1.15): budgets may name it and {@link
+ * Budgets#allowed(PoolPolicy, Reason, int, java.time.Instant)} answers for it, but no {@link Method}
+ * disrupts for it yet.
+ */
 public enum Reason {
   EMPTY("Empty"),
   DRIFTED("Drifted"),
-  UNDERUTILIZED("Underutilized");
+  UNDERUTILIZED("Underutilized"),
+  UNHEALTHY("Unhealthy");
 
   private final String apiName;
 
@@ -12,7 +18,7 @@ public enum Reason {
     this.apiName = apiName;
   }
 
-  /** The name in the API ({@code Empty}, {@code Drifted}, {@code Underutilized}). */
+  /** The name in the API ({@code Empty}, {@code Drifted}, {@code Underutilized}, {@code Unhealthy}). */
   public String apiName() {
     return apiName;
   }
@@ -29,6 +35,7 @@ public enum Reason {
         return r;
       }
     }
-    throw new IllegalArgumentException("unknown disruption reason " + name + " (want Empty, Drifted or Underutilized)");
+    throw new IllegalArgumentException(
+        "unknown disruption reason " + name + " (want Empty, Drifted, Underutilized or Unhealthy)");
   }
 }

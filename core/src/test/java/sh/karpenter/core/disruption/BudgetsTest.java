@@ -92,6 +92,25 @@ class BudgetsTest {
   }
 
   @Test
+  void anUnhealthyBudgetLimitsOnlyRepairAndIsNotReportedWhileNoMethodRepairs() {
+    PoolPolicy pool =
+        new PoolPolicy(
+            "default",
+            ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED,
+            Duration.ZERO,
+            List.of(new Budget("50%", null, null, null), new Budget("1", null, null, Set.of(Reason.UNHEALTHY))));
+    assertThat(Budgets.allowed(pool, Reason.UNHEALTHY, 10, MONDAY_NOON)).isEqualTo(1);
+    assertThat(Budgets.allowed(pool, Reason.DRIFTED, 10, MONDAY_NOON)).isEqualTo(5);
+    assertThat(Reason.ofApiName("Unhealthy")).isEqualTo(Reason.UNHEALTHY);
+
+    DisruptionFixture f = new DisruptionFixture();
+    f.now = MONDAY_NOON;
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, pool.budgets(), ladder(2));
+    f.node("n", "default", ladder(2).getFirst());
+    assertThat(Budgets.allowed(f.input()).get("default")).containsOnlyKeys(Reason.EMPTY, Reason.DRIFTED, Reason.UNDERUTILIZED);
+  }
+
+  @Test
   void aReasonNoBudgetNamesIsUnlimited() {
     PoolPolicy pool =
         new PoolPolicy("default", ConsolidationPolicy.WHEN_EMPTY, Duration.ZERO, List.of(new Budget("1", null, null, Set.of(Reason.DRIFTED))));
