@@ -4,10 +4,12 @@ import static sh.karpenter.api.validation.ErrorCollector.field;
 import static sh.karpenter.api.validation.ErrorCollector.index;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,8 +18,8 @@ import java.util.regex.Pattern;
 /**
  * The structural OpenAPI schema of one CustomResourceDefinition version, applied the way the API server
  * applies it to a create request: prune nulls and apply defaults, then check types, enums, patterns,
- * lengths, bounds, item and property counts, required and unknown fields, formats, and the CEL rules
- * (through {@link CelRules}). Built from the CRD YAML itself, so offline validation cannot drift from
+ * lengths, bounds, item and property counts, required and unknown fields, formats, the uniqueness of
+ * {@code x-kubernetes-list-type} set items and map keys, and the CEL rules (through {@link CelRules}). Built from the CRD YAML itself, so offline validation cannot drift from
  * what a real API server enforces.
  */
 public final class CustomResourceSchema {
@@ -83,6 +85,7 @@ public final class CustomResourceSchema {
   void validate(JsonNode object, ErrorCollector errors) {
     SchemaWalk walk = new SchemaWalk(errors);
     walk.value(object, openApiSchema, "");
+    listTypes(object, openApiSchema, "", errors);
     if (walk.blocked) {
       errors.add("", CEL_SKIPPED);
     } else {
@@ -113,6 +116,44 @@ public final class CustomResourceSchema {
         errors.add(path, "Invalid value: " + (value.isContainerNode() ? "" : quote(value) + ": ") + message);
       }
     }
+  }
+
+  /**
+   * The invariants of {@code x-kubernetes-list-type} arrays, checked after the schema as the API server
+   * does (listtype.ValidateListSetsAndMaps): a set holds no value twice, a map no key twice. Each
+   * repeated value (or key, as an object of the {@code x-kubernetes-list-map-keys}) is reported once, at
+   * its second occurrence, as {@code Duplicate value}; the error does not keep CEL rules from running.
+   */
+  private static void listTypes(JsonNode value, JsonNode schema, String path, ErrorCollector errors) {
+    if (value.isObject()) {
+      value.properties().forEach(entry -> {
+        JsonNode child = childSchema(schema, entry.getKey());
+        if (!child.isMissingNode()) {
+          listTypes(entry.getValue(), child, field(path, entry.getKey()), errors);
+        }
+      });
+    } else if (value.isArray()) {
+      String listType = schema.path("x-kubernetes-list-type").asText();
+      if (listType.equals("set") || listType.equals("map")) {
+        Map<JsonNode, Integer> seen = new HashMap<>();
+        for (int i = 0; i < value.size(); i++) {
+          JsonNode identity = listType.equals("set") ? value.get(i) : mapKey(value.get(i), schema.path("x-kubernetes-list-map-keys"));
+          if (seen.merge(identity, 1, Integer::sum) == 2) {
+            errors.add(index(path, i), "Duplicate value: " + (identity.isTextual() ? quote(identity) : identity.toString()));
+          }
+        }
+      }
+      for (int i = 0; i < value.size(); i++) {
+        listTypes(value.get(i), schema.path("items"), index(path, i), errors);
+      }
+    }
+  }
+
+  /** The key fields of one item of a list-type map that the item has, as an object with its fields in name order. */
+  private static JsonNode mapKey(JsonNode item, JsonNode keyFields) {
+    ObjectNode key = JsonNodeFactory.instance.objectNode();
+    keyFields.valueStream().map(JsonNode::asText).sorted().filter(item::has).forEach(name -> key.set(name, item.get(name)));
+    return key;
   }
 
   private static void applyDefaults(JsonNode value, JsonNode schema) {

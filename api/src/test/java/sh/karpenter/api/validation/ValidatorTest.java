@@ -23,6 +23,7 @@ import sh.karpenter.api.Fixtures;
 import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.Budget;
 import sh.karpenter.api.v1.ConsolidationPolicy;
+import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 
@@ -147,7 +148,10 @@ class ValidatorTest {
         invalid("budget schedule with four fields", "/spec/disruption", "{budgets: [{nodes: '1', schedule: '0 9 * *', duration: 1h}]}",
             "spec.disruption.budgets[0].schedule", "should match"),
         invalid("unknown budget reason", "/spec/disruption", "{budgets: [{nodes: '1', reasons: [Expired]}]}",
-            "spec.disruption.budgets[0].reasons[0]", "Unsupported value: \"Expired\": supported values: \"Underutilized\", \"Empty\", \"Drifted\""),
+            "spec.disruption.budgets[0].reasons[0]",
+            "Unsupported value: \"Expired\": supported values: \"Underutilized\", \"Empty\", \"Drifted\", \"Unhealthy\""),
+        invalid("budget reason given twice", "/spec/disruption", "{budgets: [{nodes: '1', reasons: [Empty, Drifted, Empty, Empty]}]}",
+            "spec.disruption.budgets[0].reasons[2]", "Duplicate value: \"Empty\""),
         invalid("bad consolidationPolicy", "/spec/disruption", "{consolidationPolicy: WhenUnderutilized}",
             "spec.disruption.consolidationPolicy", "Unsupported value: \"WhenUnderutilized\""),
         invalid("bad consolidateAfter", "/spec/disruption", "{consolidateAfter: 5 minutes}",
@@ -208,6 +212,30 @@ class ValidatorTest {
   }
 
   @Test
+  void acceptsEveryDisruptionReasonInBudgetsAndLeavesConsolidateAfterOptional() {
+    ObjectNode tree = tree(MINIMAL_NODE_POOL);
+    set(tree, "/spec/disruption", "{budgets: [{nodes: '1', reasons: [Underutilized, Empty, Drifted, Unhealthy]}]}");
+
+    NodePool pool = VALIDATOR.nodePool(tree, DOCUMENT).orElseThrow();
+
+    assertThat(pool.getSpec().getDisruption().getBudgets()).singleElement()
+        .satisfies(b -> assertThat(b.getReasons()).containsExactly(
+            DisruptionReason.Underutilized, DisruptionReason.Empty, DisruptionReason.Drifted, DisruptionReason.Unhealthy));
+    assertThat(pool.getSpec().getDisruption().getConsolidateAfter().text()).isEqualTo("0s");
+  }
+
+  @Test
+  void reportsARepeatedBudgetReasonOnceWithoutBlockingCelRules() {
+    ObjectNode tree = tree(MINIMAL_NODE_POOL);
+    set(tree, "/spec/disruption", "{budgets: [{nodes: '1', reasons: [Empty, Empty, Empty], schedule: '@daily'}]}");
+
+    assertThat(VALIDATOR.nodePool(tree, DOCUMENT).errors()).extracting(ValidationError::fieldPath, ValidationError::message)
+        .containsExactly(
+            tuple("spec.disruption.budgets[0].reasons[1]", "Duplicate value: \"Empty\""),
+            tuple("spec.disruption.budgets", "Invalid value: 'schedule' must be set with 'duration'"));
+  }
+
+  @Test
   void reportsEveryErrorOnceInTheCliForm() {
     ObjectNode tree = tree(MINIMAL_NODE_POOL);
     set(tree, "/spec/weight", "0");
@@ -247,6 +275,10 @@ class ValidatorTest {
             tuple("spec.requirements[0].key", "Invalid value: \"kubernetes.io/hostname\": label \"kubernetes.io/hostname\" is restricted"),
             tuple("spec.requirements",
                 "Invalid value: requirements with 'minValues' must have at least that many values specified in the 'values' field"));
+
+    set(tree, "/status/conditions/1/type", "Launched");
+    assertThat(VALIDATOR.nodeClaim(tree, "claim").errors()).extracting(ValidationError::fieldPath, ValidationError::message)
+        .contains(tuple("status.conditions[1]", "Duplicate value: {\"type\":\"Launched\"}"));
 
     set(tree, "/status/conditions/0/status", "Maybe");
     assertThat(VALIDATOR.nodeClaim(tree, "claim").errors()).extracting(ValidationError::fieldPath, ValidationError::message)
