@@ -18,6 +18,19 @@ public final class ConditionTypes {
   public static final String INSTANCE_TERMINATING = "InstanceTerminating";
   public static final String CONSISTENT_STATE_FOUND = "ConsistentStateFound";
   public static final String DISRUPTION_REASON = "DisruptionReason";
+  /**
+   * An in-place reboot of the node (upstream v1.15's reboot action, which node repair drives; not built
+   * here). The reason carries the phase: one of the {@code REBOOT_*} reasons below.
+   */
+  public static final String REBOOTING = "Rebooting";
+
+  // Reasons of the Rebooting condition, and Initialized's reason while a reboot runs
+  public static final String REBOOT_REQUESTED = "RebootRequested";
+  public static final String REBOOT_ISSUED = "RebootIssued";
+  public static final String REBOOT_SUCCEEDED = "RebootSucceeded";
+  public static final String REBOOT_FAILED = "RebootFailed";
+  /** Initialized's reason once a reboot is issued (Initialized turns Unknown during the reboot). */
+  public static final String REBOOT_IN_PROGRESS = "Rebooting";
 
   // NodePool
   public static final String VALIDATION_SUCCEEDED = "ValidationSucceeded";

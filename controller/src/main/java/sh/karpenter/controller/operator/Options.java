@@ -38,7 +38,10 @@ public record Options(
     Map<String, Boolean> featureGates,
     int cpuRequests) {
 
-  /** Upstream's default gates. */
+  /**
+   * Upstream v1.15's gates with their defaults. Only SpotToSpotConsolidation is read here;
+   * docs/upstream-v1.15.md says which gated features are built.
+   */
   public static final Map<String, Boolean> DEFAULT_FEATURE_GATES =
       Map.of(
           "NodeRepair", false,
@@ -46,7 +49,10 @@ public record Options(
           "SpotToSpotConsolidation", false,
           "NodeOverlay", false,
           "StaticCapacity", false,
-          "CapacityBuffer", false);
+          "CapacityBuffer", false,
+          "TerminateFirstDrift", false,
+          "TerminateFirstRepair", false,
+          "PodDeletionCostManagement", false);
 
   public Options {
     Objects.requireNonNull(batchIdleDuration, "batchIdleDuration");

@@ -22,17 +22,23 @@ public final class Costs {
   private Costs() {}
 
   /**
-   * {@code clamp(1 + deletionCost / 2^27 + priority / 2^25, −10, 10)}: a pod with a high deletion cost
-   * or priority is dearer to evict. A deletion cost that does not parse counts as 0.
+   * {@code clamp(1 + cost / 2^27 + priority / 2^25, −10, 10)}: a pod with a high cost or priority is
+   * dearer to evict. The cost is {@code karpenter.sh/disruption-cost} when the pod has it, else {@code
+   * controller.kubernetes.io/pod-deletion-cost} (upstream v1.15's {@code EvictionCost} with the
+   * PodDeletionCostManagement gate off); either must be a decimal int32, and one that does not parse counts
+   * as 0 (upstream logs it).
    */
   public static double evictionCost(Pod pod) {
     double cost = 1.0;
-    String deletionCost = pod.annotations().get(Annotations.POD_DELETION_COST);
-    if (deletionCost != null) {
+    String annotated = pod.annotations().get(Annotations.DISRUPTION_COST);
+    if (annotated == null) {
+      annotated = pod.annotations().get(Annotations.POD_DELETION_COST);
+    }
+    if (annotated != null) {
       try {
-        cost += Double.parseDouble(deletionCost.trim()) / DELETION_COST_SCALE;
+        cost += Integer.parseInt(annotated) / DELETION_COST_SCALE;
       } catch (NumberFormatException e) {
-        // upstream logs and ignores an unparsable deletion cost
+        // upstream logs and ignores a cost that is not an int32
       }
     }
     cost += pod.priority() / PRIORITY_SCALE;

@@ -10,6 +10,11 @@ public final class TaintKeys {
   public static final String DISRUPTED = "karpenter.sh/disrupted";
   /** {@code karpenter.sh/unregistered:NoExecute}, applied at launch and removed at registration. */
   public static final String UNREGISTERED = "karpenter.sh/unregistered";
+  /**
+   * {@code karpenter.sh/rebooting:NoSchedule}, fencing a node while it reboots in place (upstream v1.15
+   * reboot action; not built here, so nothing applies it and it is not treated as ephemeral).
+   */
+  public static final String REBOOTING = "karpenter.sh/rebooting";
 
   public static final String NODE_NOT_READY = "node.kubernetes.io/not-ready";
   public static final String NODE_UNREACHABLE = "node.kubernetes.io/unreachable";

@@ -40,6 +40,25 @@ class CostsTest {
     assertThat(Costs.evictionCost(pod("100m").annotations(Map.of(Annotations.POD_DELETION_COST, "lots")).build())).isEqualTo(1.0);
   }
 
+  @Test
+  void costsAreInt32sAsUpstreamV115ParsesThem() {
+    assertThat(Costs.evictionCost(pod("100m").annotations(Map.of(Annotations.POD_DELETION_COST, "+134217728")).build())).isEqualTo(2.0);
+    assertThat(Costs.evictionCost(pod("100m").annotations(Map.of(Annotations.POD_DELETION_COST, "1.5e8")).build())).isEqualTo(1.0);
+    assertThat(Costs.evictionCost(pod("100m").annotations(Map.of(Annotations.DISRUPTION_COST, "2147483648")).build())).isEqualTo(1.0);
+    assertThat(Costs.evictionCost(pod("100m").annotations(Map.of(Annotations.DISRUPTION_COST, " 1")).build())).isEqualTo(1.0);
+  }
+
+  @Test
+  void theDisruptionCostAnnotationWinsOverThePodDeletionCost() {
+    Pod both = pod("100m").annotations(Map.of(
+        Annotations.DISRUPTION_COST, Integer.toString(1 << 27), Annotations.POD_DELETION_COST, "-134217728")).build();
+    Pod badDisruptionCost = pod("100m").annotations(Map.of(
+        Annotations.DISRUPTION_COST, "high", Annotations.POD_DELETION_COST, "-134217728")).build();
+    assertThat(Costs.evictionCost(both)).isEqualTo(2.0);
+    // a disruption cost that does not parse counts as 0; the deletion cost is not read instead
+    assertThat(Costs.evictionCost(badDisruptionCost)).isEqualTo(1.0);
+  }
+
   // Scenario 60: should have a higher disruptionCost for a pod with a higher priority
   @Test
   void shouldHaveAHigherDisruptionCostForAPodWithAHigherPriority() {
