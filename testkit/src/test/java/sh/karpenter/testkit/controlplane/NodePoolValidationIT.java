@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -50,6 +51,15 @@ class NodePoolValidationIT {
     assertThat(created.<Map<String, Object>>get("spec")).doesNotContainKey("replicas");
   }
 
+  @Test
+  void acceptsUnhealthyBudgetsAndDefaultsAnOmittedConsolidateAfter() {
+    GenericKubernetesResource created = nodePools.resource(nodePool(specWith(
+        "disruption: {consolidationPolicy: WhenEmpty, budgets: [{nodes: '1', reasons: [Unhealthy, Drifted]}]},"))).create();
+
+    assertThat(created.<String>get("spec", "disruption", "consolidateAfter")).isEqualTo("0s");
+    assertThat(created.<List<String>>get("spec", "disruption", "budgets", 0, "reasons")).containsExactly("Unhealthy", "Drifted");
+  }
+
   static Stream<Arguments> invalidOnCreate() {
     return Stream.of(
         Arguments.of(requirement("{key: kubernetes.io/arch, operator: In, values: []}"),
@@ -71,6 +81,8 @@ class NodePoolValidationIT {
         Arguments.of(templateLabels("{karpenter.sh/custom: value}"), "label domain \"karpenter.sh\" is restricted"),
         Arguments.of(specWith("disruption: {budgets: [{nodes: '1', schedule: '@daily'}]},"),
             "'schedule' must be set with 'duration'"),
+        Arguments.of(specWith("disruption: {budgets: [{nodes: '1', reasons: [Empty, Drifted, Empty]}]},"),
+            "spec.disruption.budgets[0].reasons[2]: Duplicate value: \"Empty\""),
         Arguments.of(specWith("replicas: 2, weight: 10,"), "'weight' is not supported on static NodePools"),
         Arguments.of(specWith("replicas: 2, limits: {cpu: '10'},"), "only 'limits.nodes' is supported on static NodePools"),
         Arguments.of("{template: {spec: {nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: ''}, requirements: ["
