@@ -3,19 +3,27 @@ package sh.karpenter.core.cost;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import sh.karpenter.core.sweep.Seeds;
 
 /** The bound never exceeds the optimum of small instances solved by enumeration. */
 class LowerBoundPropertiesTest {
 
-  @Property(tries = 300, seed = "7")
-  void neverExceedsTheOptimum(@ForAll long seed) {
-    checkBelowOptimum(SmallInstance.random(new Random(seed)));
+  static LongStream seeds() {
+    return Seeds.sweep(300);
   }
 
-  /** The same check over a fixed sweep, so a failure reproduces without jqwik's seed. */
+  /** One instance per seed: a failure names the seed and the instance. */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void neverExceedsTheOptimum(long seed) {
+    Seeds.check(seed, SmallInstance::random, LowerBoundPropertiesTest::checkBelowOptimum);
+  }
+
+  /** The same check over 1000 instances drawn in turn from one generator. */
   @Test
   void neverExceedsTheOptimumOnAFixedSweep() {
     Random random = new Random(20260823);

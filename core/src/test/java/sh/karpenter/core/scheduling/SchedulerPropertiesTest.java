@@ -7,14 +7,11 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.LongStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.pod.Pod;
@@ -24,6 +21,7 @@ import sh.karpenter.core.requirements.LabelSelector;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.sweep.Seeds;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Taints;
 import sh.karpenter.core.taints.Toleration;
@@ -32,9 +30,10 @@ import sh.karpenter.core.wellknown.Labels;
 /**
  * For random pods and catalogues, every placement the scheduler makes satisfies every hard
  * constraint (node selectors, taints, zonal spread skew, hostname anti-affinity), fits the
- * allocatable of every instance-type option, and every pending pod is reported exactly once.
+ * allocatable of every instance-type option, and every pending pod is reported exactly once. A seeded
+ * sweep of 150 cases: each one a full scheduling pass.
  */
-class SchedulerProperties {
+class SchedulerPropertiesTest {
   private static final Taint TAINT = new Taint("dedicated", "batch", Taint.Effect.NoSchedule);
   private static final List<String> ZONES = FakeInstanceTypes.ZONES;
 
@@ -42,21 +41,30 @@ class SchedulerProperties {
 
   record PodSpec(Kind kind, int cpuMilli, int memoryMi, int zone) {}
 
-  @Provide
-  Arbitrary<List<PodSpec>> pods() {
-    Arbitrary<PodSpec> spec =
-        Combinators.combine(
-                Arbitraries.of(Kind.class),
-                Arbitraries.integers().between(10, 6000),
-                Arbitraries.integers().between(16, 16384),
-                Arbitraries.integers().between(0, 2))
-            .as(PodSpec::new);
-    return spec.list().ofMinSize(1).ofMaxSize(40);
+  /** One to 40 pods, a catalogue of 1-24 fake instance types, and a NodePool tainted or not. */
+  record Case(List<PodSpec> specs, int typeCount, boolean tainted) {}
+
+  static LongStream seeds() {
+    return Seeds.sweep(150);
   }
 
-  @Property(tries = 150)
-  void placementsSatisfyHardConstraints(
-      @ForAll("pods") List<PodSpec> specs, @ForAll @IntRange(min = 1, max = 24) int typeCount, @ForAll boolean tainted) {
+  static Case draw(Random random) {
+    List<PodSpec> specs =
+        Seeds.listOf(
+            random,
+            1,
+            40,
+            r -> new PodSpec(Seeds.oneOf(r, Kind.values()), Seeds.between(r, 10, 6000), Seeds.between(r, 16, 16384), Seeds.between(r, 0, 2)));
+    return new Case(specs, Seeds.between(random, 1, 24), random.nextBoolean());
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void placementsSatisfyHardConstraints(long seed) {
+    Seeds.check(seed, SchedulerPropertiesTest::draw, input -> placementsSatisfyHardConstraints(input.specs(), input.typeCount(), input.tainted()));
+  }
+
+  private static void placementsSatisfyHardConstraints(List<PodSpec> specs, int typeCount, boolean tainted) {
     List<InstanceType> types = FakeInstanceTypes.instanceTypes(typeCount);
     Requirements poolRequirements = Requirements.of(Requirement.in(Labels.NODE_POOL, "default"));
     NodeClaimTemplate pool =

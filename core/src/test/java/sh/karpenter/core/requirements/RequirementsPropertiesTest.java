@@ -6,15 +6,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.Random;
+import java.util.stream.LongStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import sh.karpenter.core.sweep.Seeds;
 
-/** Copy-on-write {@link Requirements} behave like independent maps of key to intersected requirement. */
-class RequirementsProperties {
+/**
+ * Copy-on-write {@link Requirements} behave like independent maps of key to intersected requirement,
+ * over a seeded sweep of step sequences.
+ */
+class RequirementsPropertiesTest {
   /** Enough keys to cross the size at which frozen requirements get a hash index. */
   static final List<String> KEYS = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11");
 
@@ -30,20 +32,35 @@ class RequirementsProperties {
   /** Continue on a copy of a frozen copy. */
   record Freeze() implements Step {}
 
-  @Provide
-  Arbitrary<List<Step>> steps() {
-    Arbitrary<Step> add =
-        Combinators.combine(Arbitraries.of(KEYS), Arbitraries.of("a", "b", "c").list().ofMinSize(1).ofMaxSize(3), Arbitraries.of(true, false))
-            .as((key, values, negative) -> new Add(negative ? Requirement.notIn(key, values.toArray(String[]::new)) : Requirement.in(key, values.toArray(String[]::new))));
-    Arbitrary<Step> remove = Arbitraries.of(KEYS).map(Remove::new);
-    return Arbitraries.frequencyOf(
-            net.jqwik.api.Tuple.of(6, add), net.jqwik.api.Tuple.of(1, remove), net.jqwik.api.Tuple.of(2, Arbitraries.just(new Fork())), net.jqwik.api.Tuple.of(1, Arbitraries.just(new Freeze())))
-        .list()
-        .ofMaxSize(40);
+  static LongStream seeds() {
+    return Seeds.sweep(1000);
   }
 
-  @Property(seed = "20261123")
-  void copiesBehaveLikeIndependentMaps(@ForAll("steps") List<Step> steps) {
+  /** Up to 40 steps: adds, removes, forks and freezes in the ratio 6:1:2:1. */
+  static List<Step> steps(Random random) {
+    return Seeds.listOf(random, 0, 40, RequirementsPropertiesTest::step);
+  }
+
+  private static Step step(Random random) {
+    int pick = random.nextInt(10);
+    if (pick < 6) {
+      String key = Seeds.oneOf(random, KEYS);
+      String[] values = Seeds.listOf(random, 1, 3, r -> Seeds.oneOf(r, "a", "b", "c")).toArray(String[]::new);
+      return new Add(random.nextBoolean() ? Requirement.notIn(key, values) : Requirement.in(key, values));
+    }
+    if (pick < 7) {
+      return new Remove(Seeds.oneOf(random, KEYS));
+    }
+    return pick < 9 ? new Fork() : new Freeze();
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void copiesBehaveLikeIndependentMaps(long seed) {
+    Seeds.check(seed, RequirementsPropertiesTest::steps, RequirementsPropertiesTest::copiesBehaveLikeIndependentMaps);
+  }
+
+  private static void copiesBehaveLikeIndependentMaps(List<Step> steps) {
     Requirements current = new Requirements();
     Map<String, Requirement> model = new LinkedHashMap<>();
     List<Requirements> snapshots = new ArrayList<>();
