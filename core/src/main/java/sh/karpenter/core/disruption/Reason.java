@@ -1,6 +1,9 @@
 package sh.karpenter.core.disruption;
 
-/** Why a node is voluntarily disrupted: the values of a budget's {@code reasons} (karpenter-behaviour.md §2.2). */
+/**
+ * Why a node is voluntarily disrupted: the values of a budget's {@code reasons}
+ * (docs/behaviour/disruption.md#budgets).
+ */
 public enum Reason {
   EMPTY("Empty"),
   DRIFTED("Drifted"),
