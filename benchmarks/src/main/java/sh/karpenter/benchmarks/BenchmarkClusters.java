@@ -15,7 +15,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * The clusters the benchmarks schedule into: empty (no nodes, no DaemonSets, no volumes), with one
- * NodePool, as upstream's scheduling benchmark sets up (karpenter-behaviour.md §12.1).
+ * NodePool, as upstream's scheduling benchmark sets up
+ * (docs/behaviour/benchmarks-method.md#upstream-scheduling-benchmark).
  */
 public final class BenchmarkClusters {
 

@@ -6,9 +6,9 @@ import java.util.Optional;
 /**
  * A throughput figure published by upstream Karpenter for the same workload as one of our
  * scenarios, so reports can say "x times upstream". These are numbers quoted from upstream pull
- * requests (karpenter-behaviour.md §12.3), measured on other hardware (an Apple M3 Pro laptop for
- * the current benchmark), by Go's {@code testing.B} reusing one scheduler across iterations; they are
- * context, not a same-machine baseline.
+ * requests (docs/behaviour/benchmarks-method.md#published-upstream-figures), measured on other
+ * hardware (an Apple M3 Pro laptop for the current benchmark), by Go's {@code testing.B} reusing
+ * one scheduler across iterations; they are context, not a same-machine baseline.
  *
  * @param pods pods in the upstream case
  * @param secondsPerSolve upstream's {@code sec/op}: wall-clock time of one {@code Solve}

@@ -36,7 +36,7 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
 
 /**
  * {@code karpenter controller}: runs Karpenter against a cluster. Flags and environment variables
- * follow upstream's (karpenter-behaviour.md §10); each flag's default comes from its environment
+ * follow upstream's (docs/behaviour/options.md); each flag's default comes from its environment
  * variable when set.
  */
 @Command(

@@ -17,8 +17,9 @@ import java.util.TreeSet;
 import sh.karpenter.core.wellknown.Annotations;
 
 /**
- * The NodePool drift hash (upstream {@code NodePool.Hash()}, karpenter-behaviour.md §2.6): a digest
- * of {@code spec.template} that changes exactly when a template change makes existing NodeClaims
+ * The NodePool drift hash (upstream {@code NodePool.Hash()},
+ * docs/behaviour/api.md#nodepool-drift-hash): a digest of {@code spec.template} that changes
+ * exactly when a template change makes existing NodeClaims
  * <em>statically</em> drifted. NodeClaims carry it in {@code karpenter.sh/nodepool-hash} next to
  * {@link #VERSION} in {@code karpenter.sh/nodepool-hash-version}.
  *

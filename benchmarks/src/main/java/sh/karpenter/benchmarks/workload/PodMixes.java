@@ -16,9 +16,9 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * The pod mixes of upstream's scheduling benchmark ({@code scheduling_benchmark_test.go},
- * karpenter-behaviour.md §12.1), built the same way: requests drawn from the same CPU and memory
- * lists, label values from {@code a..g}, seed 42. Go's and Java's generators differ, so the pods are
- * the same in distribution, not one for one.
+ * docs/behaviour/benchmarks-method.md#upstream-scheduling-benchmark), built the same way: requests
+ * drawn from the same CPU and memory lists, label values from {@code a..g}, seed 42. Go's and
+ * Java's generators differ, so the pods are the same in distribution, not one for one.
  */
 public final class PodMixes {
 

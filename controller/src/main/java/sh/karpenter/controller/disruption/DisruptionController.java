@@ -36,12 +36,13 @@ import sh.karpenter.core.disruption.Validation;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 
 /**
- * The {@code disruption} singleton (upstream disruption/controller.go, karpenter-behaviour.md §5.1):
- * every 10 seconds, once cluster state is synced, it asks core's {@link Disruption#decide} for the
- * commands of the first method (Emptiness → StaticDrift → Drift → MultiNodeConsolidation →
- * SingleNodeConsolidation) that produces any, reports what it found (eligible nodes, allowed
- * disruptions, Balanced scores, {@code Unconsolidatable} and {@code DisruptionBlocked} events) and
- * hands the commands to the {@link OrchestrationQueue}.
+ * The {@code disruption} singleton (upstream disruption/controller.go,
+ * docs/behaviour/disruption.md#the-disruption-loop): every 10 seconds, once cluster state is
+ * synced, it asks core's {@link Disruption#decide} for the commands of the first method (Emptiness
+ * → StaticDrift → Drift → MultiNodeConsolidation → SingleNodeConsolidation) that produces any,
+ * reports what it found (eligible nodes, allowed disruptions, Balanced scores, {@code
+ * Unconsolidatable} and {@code DisruptionBlocked} events) and hands the commands to the {@link
+ * OrchestrationQueue}.
  *
  * <p>Emptiness and consolidation commands are validated first: the loop keeps them for the 15 s
  * {@code commandValidationDelay} (requeueing, never sleeping), then re-checks them against fresh

@@ -26,8 +26,9 @@ import sh.karpenter.core.disruption.Command;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 
 /**
- * The orchestration queue (upstream disruption/queue.go, karpenter-behaviour.md §5.11): carries out
- * disruption commands without blocking the disruption loop.
+ * The orchestration queue (upstream disruption/queue.go,
+ * docs/behaviour/disruption.md#orchestration-queue): carries out disruption commands without
+ * blocking the disruption loop.
  *
  * <p>{@link #start} runs on the disruption loop, so the next decision already sees the command: it
  * taints each candidate's Node {@code karpenter.sh/disrupted:NoSchedule} and sets the {@code

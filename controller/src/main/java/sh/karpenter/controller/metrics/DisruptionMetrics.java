@@ -13,9 +13,10 @@ import io.prometheus.client.Histogram;
 import java.time.Duration;
 
 /**
- * The disruption and termination families under upstream's names (karpenter-behaviour.md §8):
- * voluntary disruption decisions, budgets, consolidation scores, evictions and drains. Part of
- * {@link Metrics} ({@link Metrics#disruption()}), in the same registry.
+ * The disruption and termination families under upstream's names
+ * (docs/behaviour/observability.md#metrics): voluntary disruption decisions, budgets, consolidation
+ * scores, evictions and drains. Part of {@link Metrics} ({@link Metrics#disruption()}), in the same
+ * registry.
  */
 public final class DisruptionMetrics {
   static final String DECISION = "decision";

@@ -22,21 +22,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Karpenter's metrics under upstream's {@code karpenter_*} names (karpenter-behaviour.md §8). Callers
- * record through these methods; the exposition lives behind them and {@link #scrape()} renders it
- * in the Prometheus text format 0.0.4.
+ * Karpenter's metrics under upstream's {@code karpenter_*} names
+ * (docs/behaviour/observability.md#metrics). Callers record through these methods; the exposition
+ * lives behind them and {@link #scrape()} renders it in the Prometheus text format 0.0.4.
  *
  * <p><b>Why the Prometheus simpleclient collectors and not the Micrometer API.</b> The metric names
  * and label sets are a contract with upstream's dashboards and alerts, so they must come out
  * byte-for-byte. The simpleclient {@link Counter}, {@link Gauge} and {@link Histogram} (brought in
  * by {@code micrometer-registry-prometheus-simpleclient}) take the exported name, the label names
- * and the buckets verbatim: {@code karpenter_nodeclaims_created_total} stays that name (the trap of
- * java-stack.md §5.1 does not apply), a histogram has exactly the given buckets, and a deleted
- * NodePool's gauge series can be removed by label values. Through Micrometer every timer and
- * distribution summary would also export a {@code *_max} gauge family that upstream does not have,
- * each gauge would need a strongly held state object, and names would pass through a naming
- * convention. The only adjustment needed is in {@link #scrape()}: simpleclient adds OpenMetrics
- * {@code *_created} timestamp samples, which the 0.0.4 text would turn into extra {@code
+ * and the buckets verbatim: {@code karpenter_nodeclaims_created_total} stays that name (the
+ * renaming in docs/design/dependencies.md#metric-names does not happen), a histogram has exactly
+ * the given buckets, and a deleted NodePool's gauge series can be removed by label values. Through
+ * Micrometer every timer and distribution summary would also export a {@code *_max} gauge family
+ * that upstream does not have, each gauge would need a strongly held state object, and names would
+ * pass through a naming convention. The only adjustment needed is in {@link #scrape()}:
+ * simpleclient adds OpenMetrics {@code *_created} timestamp samples, which the 0.0.4 text would
+ * turn into extra {@code
  * <name>_created} gauge families; they are dropped.
  *
  * <p>Label values are never null ({@code null} becomes {@code ""}). {@link #noop()} holds no

@@ -7,7 +7,7 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.topology.DefaultConstraints;
 
 /**
- * The controller's settings (upstream pkg/operator/options, karpenter-behaviour.md §10). The CLI
+ * The controller's settings (upstream pkg/operator/options, docs/behaviour/options.md). The CLI
  * fills them from flags and environment variables; tests build them with {@link #defaults()} and
  * the {@code with*} methods.
  *

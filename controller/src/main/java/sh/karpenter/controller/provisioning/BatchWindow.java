@@ -7,11 +7,11 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The decision logic of provisioning's batch window (upstream {@code Batcher}, karpenter-behaviour.md
- * §4.1), apart from any waiting: the first trigger opens the window; it closes once no new pod
- * arrived for the idle duration, or the maximum duration after it opened, whichever comes first. A
- * pod UID seen again within the window does not keep it open. Not thread-safe: {@link Batcher}
- * guards it.
+ * The decision logic of provisioning's batch window (upstream {@code Batcher},
+ * docs/behaviour/scheduling.md#batching), apart from any waiting: the first trigger opens the
+ * window; it closes once no new pod arrived for the idle duration, or the maximum duration after it
+ * opened, whichever comes first. A pod UID seen again within the window does not keep it open. Not
+ * thread-safe: {@link Batcher} guards it.
  */
 public final class BatchWindow {
   private final Duration idle;

@@ -27,7 +27,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * Writes a {@link PlannedNodeClaim} as the NodeClaim to create (upstream {@code
- * NodeClaimTemplate.ToNodeClaim} and {@code FinalizeScheduling}, karpenter-behaviour.md §4.13):
+ * NodeClaimTemplate.ToNodeClaim} and {@code FinalizeScheduling},
+ * docs/behaviour/scheduling.md#from-plan-to-nodeclaim):
  *
  * <ul>
  *   <li>{@code generateName: <nodepool>-}, an owner reference to the NodePool ({@code

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The exported metric families must be exactly upstream Karpenter's names, types and label names
- * (karpenter-behaviour.md §8), checked on a real scrape.
+ * (docs/behaviour/observability.md#metrics), checked on a real scrape.
  */
 class MetricsParityTest {
 

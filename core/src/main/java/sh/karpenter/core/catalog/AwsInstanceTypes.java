@@ -16,8 +16,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * Turns {@link AwsInstanceTypeInfo} entries into {@link InstanceType}s exactly as the AWS provider
- * does for an AL2023 node class with default kubelet settings (aws-provider.md §2.2 capacity, §2.3
- * overhead, §2.4 requirements, §2.5 offerings).
+ * does for an AL2023 node class with default kubelet settings
+ * (docs/behaviour/cloudprovider.md#aws-catalogue: capacity, overhead, requirements, offerings).
  *
  * <p>Where the data file lacks a fact the provider would have:
  *
@@ -112,7 +112,7 @@ public final class AwsInstanceTypes {
     return !"a1".equals(info.family());
   }
 
-  /** Node capacity (aws-provider.md §2.2). */
+  /** Node capacity (docs/behaviour/cloudprovider.md#aws-capacity). */
   public static Resources capacity(AwsInstanceTypeInfo info, AwsCatalogOptions options) {
     Resources.Builder capacity =
         Resources.builder()
@@ -161,8 +161,9 @@ public final class AwsInstanceTypes {
   }
 
   /**
-   * Kube-reserved, system-reserved (none) and eviction threshold (aws-provider.md §2.3). Memory is
-   * reserved for the ENI-limited pod count with no reserved ENIs, whatever max pods is.
+   * Kube-reserved, system-reserved (none) and eviction threshold
+   * (docs/behaviour/cloudprovider.md#aws-overhead). Memory is reserved for the ENI-limited pod
+   * count with no reserved ENIs, whatever max pods is.
    */
   public static Overhead overhead(AwsInstanceTypeInfo info, Resources capacity) {
     long ephemeral = capacity.milli(ResourceNames.EPHEMERAL_STORAGE) / MILLI;
@@ -215,7 +216,10 @@ public final class AwsInstanceTypes {
         Requirement.doesNotExist(AwsLabels.CAPACITY_RESERVATION_TYPE));
   }
 
-  /** The type's requirements (aws-provider.md §2.4); labels without data are DoesNotExist. */
+  /**
+   * The type's requirements (docs/behaviour/cloudprovider.md#aws-labels-and-requirements); labels
+   * without data are DoesNotExist.
+   */
   static Requirements requirements(AwsInstanceTypeInfo info, Requirements shared) {
     Requirements r = shared.copy();
     r.add(Requirement.in(Labels.INSTANCE_TYPE, info.name()));

@@ -2,7 +2,8 @@ package sh.karpenter.core.catalog;
 
 /**
  * AWS provider label keys and resource names the default catalogue sets beyond the shared ones in
- * {@link sh.karpenter.core.wellknown.Labels} (aws-provider.md §2.2 and §2.4).
+ * {@link sh.karpenter.core.wellknown.Labels} (docs/behaviour/cloudprovider.md#aws-capacity and
+ * docs/behaviour/cloudprovider.md#aws-labels-and-requirements).
  */
 public final class AwsLabels {
   private AwsLabels() {}

@@ -15,9 +15,10 @@ import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The catalogues of upstream's fake cloud provider (karpenter-behaviour.md §7.3), which upstream's
- * scheduling tests and benchmark are written against: {@link #instanceTypes(int)} (the benchmark's
- * 400 types), {@link #assorted()} and the default test catalogue {@link #defaults()}.
+ * The catalogues of upstream's fake cloud provider
+ * (docs/behaviour/cloudprovider.md#fake-provider-catalogues), which upstream's scheduling tests and
+ * benchmark are written against: {@link #instanceTypes(int)} (the benchmark's 400 types), {@link
+ * #assorted()} and the default test catalogue {@link #defaults()}.
  *
  * <p>Every type gets kube-reserved 100m CPU and 10Mi memory, the labels {@value #LABEL_SIZE}
  * ({@code large} with {@value #LABEL_EXOTIC}{@code =optional} when cpu &gt; 4 and memory &gt; 8Gi,

@@ -22,9 +22,9 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The KWOK provider's catalogue (karpenter-behaviour.md §7.4): the 144 generated types of upstream's
- * {@code kwok/tools/gen_instance_types.go}, and loading a catalogue in the KWOK JSON format (the
- * file {@code INSTANCE_TYPES_FILE_PATH} points at upstream).
+ * The KWOK provider's catalogue (docs/behaviour/cloudprovider.md#kwok-provider): the 144 generated
+ * types of upstream's {@code kwok/tools/gen_instance_types.go}, and loading a catalogue in the KWOK
+ * JSON format (the file {@code INSTANCE_TYPES_FILE_PATH} points at upstream).
  *
  * <p>Every type gets kube-reserved 100m CPU / 10Mi memory, 110 pods unless it says otherwise, and the
  * labels {@code karpenter.kwok.sh/instance-size} (the part after {@code .} of an AWS-style name, else

@@ -21,7 +21,7 @@ public interface SpotPriceModel {
 
   /**
    * Karpenter's own cold start: before its first spot price update, every spot offering is priced at
-   * the type's on-demand price (aws-provider.md §6.2).
+   * the type's on-demand price (docs/behaviour/cloudprovider.md#spot-prices).
    */
   static SpotPriceModel onDemand() {
     return OnDemandSpotPrices.INSTANCE;

@@ -18,13 +18,14 @@ import sh.karpenter.core.resources.Resources;
  * reports it next to the plan's cost so the gap between the two is an honest measure of how much a
  * better scheduler could still save.
  *
- * <p>The bound is the value of the fractional-fleet LP relaxation (user-demands.md §5.2, LB-1): pods
- * are grouped into {@link DemandClass compatibility classes}; a plan buys {@code x_o >= 0} nodes of
- * each {@link CandidateOffering offering} and routes a share {@code y_co >= 0} of each class to it,
- * with {@code sum_o y_co = 1} per class and {@code sum_c y_co * demand_cr <= allocatable_or * x_o}
- * per offering and resource; existing nodes enter with price 0 and {@code x_o <= 1}. A class holds
- * pods of identical requests, so routing its pods whole is such a proportional split: every integral
- * plan is a solution of this LP, and its optimum is at most the optimum plan's cost. See {@link
+ * <p>The bound is the value of the fractional-fleet LP relaxation
+ * (docs/behaviour/cost-lower-bound.md#fractional-fleet-lp): pods are grouped into {@link
+ * DemandClass compatibility classes}; a plan buys {@code x_o >= 0} nodes of each {@link
+ * CandidateOffering offering} and routes a share {@code y_co >= 0} of each class to it, with {@code
+ * sum_o y_co = 1} per class and {@code sum_c y_co * demand_cr <= allocatable_or * x_o} per offering
+ * and resource; existing nodes enter with price 0 and {@code x_o <= 1}. A class holds pods of
+ * identical requests, so routing its pods whole is such a proportional split: every integral plan
+ * is a solution of this LP, and its optimum is at most the optimum plan's cost. See {@link
  * LpRelaxation} for how the value is certified against solver round-off.
  *
  * @param perHour the bound, USD per hour: the larger of the certified LP and simple bounds

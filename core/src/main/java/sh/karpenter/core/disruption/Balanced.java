@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The Balanced consolidation policy (karpenter-behaviour.md §5.9): a move is worth its disruption when
- * its share of the NodePool's cost saved, over its share of the NodePool's disruption cost, reaches
- * {@code 1/k} ({@code k = 2}).
+ * The Balanced consolidation policy (docs/behaviour/disruption.md#balanced-policy): a move is worth
+ * its disruption when its share of the NodePool's cost saved, over its share of the NodePool's
+ * disruption cost, reaches {@code 1/k} ({@code k = 2}).
  *
  * <p>A move's disruption cost is 1 per node plus the positive eviction costs of the pods it moves (no
  * lifetime scaling); the NodePool totals add up the same over every candidate of the pool whose price is

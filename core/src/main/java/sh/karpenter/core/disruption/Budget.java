@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 
 /**
- * One disruption budget of a NodePool (karpenter-behaviour.md §2.2).
+ * One disruption budget of a NodePool (docs/behaviour/disruption.md#budgets).
  *
  * @param nodes a count ({@code "3"}) or a percentage ({@code "10%"}) of the pool's nodes
  * @param schedule a cron expression (5 fields or a macro, UTC), or null for always active

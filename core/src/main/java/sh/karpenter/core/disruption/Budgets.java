@@ -14,8 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Disruption budgets (karpenter-behaviour.md §2.2, upstream {@code BuildDisruptionBudgetMapping}): how
- * many of a NodePool's nodes may be voluntarily disrupted now, per reason.
+ * Disruption budgets (docs/behaviour/disruption.md#budgets, upstream {@code
+ * BuildDisruptionBudgetMapping}): how many of a NodePool's nodes may be voluntarily disrupted now,
+ * per reason.
  *
  * <p>A budget's value is its {@code nodes} resolved against the pool's node count (a percentage rounds
  * up: 5% of 10 nodes gives 1); a budget outside its schedule window contributes {@link

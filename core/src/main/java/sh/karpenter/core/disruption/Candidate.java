@@ -12,7 +12,8 @@ import sh.karpenter.core.pod.Pod;
  *     longer has it (only drift and emptiness act on such a node: consolidation needs its price)
  * @param offering the offering it runs on (zone and capacity type); its price is the node's price;
  *     null when {@code instanceType} is, or when no offering matches the node's zone and capacity type
- * @param disruptionCost Σ eviction cost × fraction of lifetime left (§5.3)
+ * @param disruptionCost Σ eviction cost × fraction of lifetime left
+ *     (docs/behaviour/disruption.md#costs)
  */
 public record Candidate(StateNode state, PoolPolicy pool, InstanceType instanceType, Offering offering, double disruptionCost) {
   public String name() {

@@ -12,8 +12,8 @@ import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The nodes that may be disrupted now (karpenter-behaviour.md §5.2, upstream {@code GetCandidates} and
- * {@code NewCandidate}), and why the others may not, for people.
+ * The nodes that may be disrupted now (docs/behaviour/disruption.md#candidates, upstream {@code
+ * GetCandidates} and {@code NewCandidate}), and why the others may not, for people.
  *
  * <p>Managed, initialized nodes that are not deleting or marked for deletion are examined; the rest are
  * skipped silently (nothing a person can do about them). A node that is nominated, carries {@code

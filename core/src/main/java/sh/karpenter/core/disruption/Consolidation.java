@@ -13,8 +13,10 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * Turns a simulated consolidation into a command (upstream {@code computeConsolidation},
- * karpenter-behaviour.md §5.7–§5.8): delete when the candidates' pods fit on the rest of the cluster,
- * replace when they need exactly one new node that launches cheaper than the candidates cost.
+ * docs/behaviour/disruption.md#single-node-consolidation and
+ * docs/behaviour/disruption.md#multi-node-consolidation): delete when the candidates' pods fit on
+ * the rest of the cluster, replace when they need exactly one new node that launches cheaper than
+ * the candidates cost.
  *
  * <p>The replacement keeps only the instance types whose worst launch price is below the candidates'
  * price. Replacing on-demand capacity with a NodeClaim that could be spot or on-demand pins it to spot,

@@ -7,9 +7,10 @@ import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.wellknown.Annotations;
 
 /**
- * What disrupting a node costs (karpenter-behaviour.md §5.3, upstream pkg/utils/disruption): the
- * eviction cost of each pod, a candidate's disruption cost scaled by the lifetime it has left, the
- * reschedule cost that orders consolidation candidates and decides emptiness, and the savings ratio.
+ * What disrupting a node costs (docs/behaviour/disruption.md#costs, upstream pkg/utils/disruption):
+ * the eviction cost of each pod, a candidate's disruption cost scaled by the lifetime it has left,
+ * the reschedule cost that orders consolidation candidates and decides emptiness, and the savings
+ * ratio.
  */
 public final class Costs {
 

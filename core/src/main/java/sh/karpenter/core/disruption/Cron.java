@@ -11,8 +11,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A disruption budget's {@code schedule} (karpenter-behaviour.md §2.2): a standard 5-field cron
- * expression ({@code minute hour day-of-month month day-of-week}) or one of the macros {@code
+ * A disruption budget's {@code schedule} (docs/behaviour/disruption.md#budgets): a standard 5-field
+ * cron expression ({@code minute hour day-of-month month day-of-week}) or one of the macros {@code
  * @annually}, {@code @yearly}, {@code @monthly}, {@code @weekly}, {@code @daily}, {@code @midnight},
  * {@code @hourly}, always evaluated in UTC, with the semantics of the cron library upstream uses
  * (robfig/cron's standard parser).

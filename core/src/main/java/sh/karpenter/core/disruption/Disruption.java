@@ -15,15 +15,20 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
  * the five methods in order, every move simulated with the provisioning {@code Scheduler} against the
  * whole cluster.
  *
- * <p>A loop ({@link #decide}) finds the candidates (§5.2) and the budgets (§2.2), then tries Emptiness,
- * StaticDrift, Drift, multi-node and single-node consolidation in that order (§5.1); the first method
- * that produces commands wins the loop. The caller waits the validation delay (15 s) and re-checks each
- * command against fresh state with {@link #validate} before carrying it out.
+ * <p>A loop ({@link #decide}) finds the candidates (docs/behaviour/disruption.md#candidates) and
+ * the budgets (docs/behaviour/disruption.md#budgets), then tries Emptiness, StaticDrift, Drift,
+ * multi-node and single-node consolidation in that order
+ * (docs/behaviour/disruption.md#the-disruption-loop); the first method that produces commands wins
+ * the loop. The caller waits the validation delay (15 s) and re-checks each command against fresh
+ * state with {@link #validate} before carrying it out.
  */
 public final class Disruption {
   private Disruption() {}
 
-  /** One loop: the commands of the first method, in §5.1's order, that produces any. */
+  /**
+   * One loop: the commands of the first method, in the order of
+   * docs/behaviour/disruption.md#the-disruption-loop, that produces any.
+   */
   public static Decision decide(DisruptionInput input) {
     Loop loop = new Loop(input);
     Map<Reason, Integer> eligible = new EnumMap<>(Reason.class);

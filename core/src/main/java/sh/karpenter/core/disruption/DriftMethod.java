@@ -7,9 +7,9 @@ import java.util.Map;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 
 /**
- * Drift (karpenter-behaviour.md §5.5, reason {@code Drifted}, the "eventual" class): the methods
- * StaticDrift (the NodePool template changed: {@code NodePoolDrifted}) and Drift (every other drift
- * reason) replace drifted nodes, oldest drift first.
+ * Drift (docs/behaviour/disruption.md#drift, reason {@code Drifted}, the "eventual" class): the
+ * methods StaticDrift (the NodePool template changed: {@code NodePoolDrifted}) and Drift (every
+ * other drift reason) replace drifted nodes, oldest drift first.
  *
  * <p>Every empty drifted candidate within budget goes in one delete command. Otherwise the first
  * non-empty candidate within budget whose pods all find a place (on the rest of the cluster or on new

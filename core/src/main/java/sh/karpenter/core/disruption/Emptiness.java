@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Emptiness (karpenter-behaviour.md §5.4, reason {@code Empty}): every empty, Consolidatable candidate
- * of a NodePool whose consolidation is not turned off ({@code consolidateAfter} is not Never), under any
- * consolidation policy, is deleted in one command, as many per NodePool as its budget allows, the
- * dearest first. No simulation: an empty node's pods need no new home.
+ * Emptiness (docs/behaviour/disruption.md#emptiness, reason {@code Empty}): every empty,
+ * Consolidatable candidate of a NodePool whose consolidation is not turned off ({@code
+ * consolidateAfter} is not Never), under any consolidation policy, is deleted in one command, as
+ * many per NodePool as its budget allows, the dearest first. No simulation: an empty node's pods
+ * need no new home.
  */
 final class Emptiness {
   private Emptiness() {}

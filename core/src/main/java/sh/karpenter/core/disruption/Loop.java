@@ -160,8 +160,9 @@ final class Loop {
   }
 
   /**
-   * Consolidation order (§5.7): savings ratio (price over reschedule cost) descending, then name;
-   * then interleaved across NodePools, pools in the order of their first candidate.
+   * Consolidation order (docs/behaviour/disruption.md#single-node-consolidation): savings ratio
+   * (price over reschedule cost) descending, then name; then interleaved across NodePools, pools in
+   * the order of their first candidate.
    */
   static List<Candidate> consolidationOrder(List<Candidate> candidates) {
     Map<Candidate, Double> ratio = new IdentityHashMap<>();

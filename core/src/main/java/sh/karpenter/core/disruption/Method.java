@@ -1,6 +1,9 @@
 package sh.karpenter.core.disruption;
 
-/** The disruption methods, in the order a loop tries them (karpenter-behaviour.md §5.1). */
+/**
+ * The disruption methods, in the order a loop tries them
+ * (docs/behaviour/disruption.md#the-disruption-loop).
+ */
 public enum Method {
   EMPTINESS("emptiness", Reason.EMPTY, "empty"),
   STATIC_DRIFT("static-drift", Reason.DRIFTED, ""),

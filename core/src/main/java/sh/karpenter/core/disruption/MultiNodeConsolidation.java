@@ -7,11 +7,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Multi-node consolidation (karpenter-behaviour.md §5.8, reason {@code Underutilized}): the candidates,
- * in consolidation order and within their NodePools' budgets, at most {@value #MAX_CANDIDATES}, are
- * searched by bisection for the longest prefix (of at least two) that can be deleted, or replaced by
- * one node cheaper than the cheapest candidate of the same instance type. Once {@link
- * DisruptionOptions#multiNodeTimeout()} has passed, the last valid prefix found is the command.
+ * Multi-node consolidation (docs/behaviour/disruption.md#multi-node-consolidation, reason {@code
+ * Underutilized}): the candidates, in consolidation order and within their NodePools' budgets, at
+ * most {@value #MAX_CANDIDATES}, are searched by bisection for the longest prefix (of at least two)
+ * that can be deleted, or replaced by one node cheaper than the cheapest candidate of the same
+ * instance type. Once {@link DisruptionOptions#multiNodeTimeout()} has passed, the last valid
+ * prefix found is the command.
  */
 final class MultiNodeConsolidation {
   /** Upstream considers at most 100 candidates at once. */

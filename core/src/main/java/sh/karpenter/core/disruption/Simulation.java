@@ -22,8 +22,9 @@ import sh.karpenter.core.scheduling.SchedulingResult;
 import sh.karpenter.core.taints.Taint;
 
 /**
- * Simulates a move (upstream {@code SimulateScheduling}, karpenter-behaviour.md §5.10): the provisioning
- * scheduler places the candidates' pods on the rest of the cluster, as if the candidates were gone.
+ * Simulates a move (upstream {@code SimulateScheduling},
+ * docs/behaviour/disruption.md#simulation-rules): the provisioning scheduler places the candidates'
+ * pods on the rest of the cluster, as if the candidates were gone.
  *
  * <p>The cluster is every node except the candidates and the nodes already deleting or marked for
  * deletion. The pods placed are the candidates' pods, plus the cluster's pending pods and the pods of

@@ -6,11 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Single-node consolidation (karpenter-behaviour.md §5.7, reason {@code Underutilized}): the candidates,
- * in consolidation order, are tried one at a time; the first that can be deleted, or replaced by one
- * cheaper node (and, under the Balanced policy, whose move scores high enough), is the loop's command.
- * A candidate consolidation cannot help is reported {@code Unconsolidatable} with the reason. The search
- * stops, without a command, once {@link DisruptionOptions#singleNodeTimeout()} has passed.
+ * Single-node consolidation (docs/behaviour/disruption.md#single-node-consolidation, reason {@code
+ * Underutilized}): the candidates, in consolidation order, are tried one at a time; the first that
+ * can be deleted, or replaced by one cheaper node (and, under the Balanced policy, whose move
+ * scores high enough), is the loop's command. A candidate consolidation cannot help is reported
+ * {@code Unconsolidatable} with the reason. The search stops, without a command, once {@link
+ * DisruptionOptions#singleNodeTimeout()} has passed.
  */
 final class SingleNodeConsolidation {
   private SingleNodeConsolidation() {}

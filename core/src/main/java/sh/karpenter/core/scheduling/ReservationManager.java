@@ -7,11 +7,11 @@ import java.util.TreeSet;
 import sh.karpenter.core.instancetype.Offering;
 
 /**
- * Reserved capacity during one pass (upstream's {@code ReservationManager}, karpenter-behaviour.md
- * §4.12): how many more instances each reservation can take, and which reservations each planned
- * NodeClaim holds. A NodeClaim holds one unit of every reservation it could launch into (it is not
- * yet known which one it will get), so the NodeClaims of one pass never count on more reserved
- * instances than a reservation has.
+ * Reserved capacity during one pass (upstream's {@code ReservationManager},
+ * docs/behaviour/scheduling.md#reserved-capacity): how many more instances each reservation can
+ * take, and which reservations each planned NodeClaim holds. A NodeClaim holds one unit of every
+ * reservation it could launch into (it is not yet known which one it will get), so the NodeClaims
+ * of one pass never count on more reserved instances than a reservation has.
  */
 final class ReservationManager {
   /** Per reservation ID, the least capacity any offering reports for it. */

@@ -96,7 +96,10 @@ public final class Scheduler {
     private final Topology topology;
     private final boolean preferNoScheduleTaintsExist;
     private final ReservationManager reservations;
-    /** Set when the last NodeClaim attempt failed on a reserved-offering error (§4.12). */
+    /**
+     * Set when the last NodeClaim attempt failed on a reserved-offering error
+     * (docs/behaviour/scheduling.md#reserved-capacity).
+     */
     private boolean reservedOfferingError;
     /** Per pod (by order): its last attempt ended in a reserved-offering error, so it is deferred. */
     private final boolean[] deferred;
@@ -241,7 +244,8 @@ public final class Scheduler {
         }
         errors[pod.order] = error;
         queue.addLast(pod);
-        // A reserved-offering error is not relaxed: the pod waits for the next pass instead (§4.12).
+        // A reserved-offering error is not relaxed: the pod waits for the next pass instead
+        // (docs/behaviour/scheduling.md#reserved-capacity).
         if (!deferred[pod.order] && Preferences.relax(pod, preferNoScheduleTaintsExist) != null) {
           generation++;
           topology.update(pod.pod, pod.topologyConstraints());
@@ -683,12 +687,13 @@ public final class Scheduler {
     }
 
     /**
-     * Upstream's {@code reserveOfferings} (§4.12): the reservations the NodeClaim would hold with the
-     * pod, one unit of each reservation it could launch into that still has a unit left (or that it
-     * holds already). In Strict mode it fails with a reserved-offering error when reserved capacity is
-     * compatible but all held by other NodeClaims of the pass, when the pod would take away every
-     * reservation the NodeClaim holds, or when only full reservations would be left to launch into;
-     * in Fallback mode only the last fails, as a plain error.
+     * Upstream's {@code reserveOfferings} (docs/behaviour/scheduling.md#reserved-capacity): the
+     * reservations the NodeClaim would hold with the pod, one unit of each reservation it could
+     * launch into that still has a unit left (or that it holds already). In Strict mode it fails
+     * with a reserved-offering error when reserved capacity is compatible but all held by other
+     * NodeClaims of the pass, when the pod would take away every reservation the NodeClaim holds,
+     * or when only full reservations would be left to launch into; in Fallback mode only the last
+     * fails, as a plain error.
      */
     private Placement reserve(InFlightNodeClaim claim, Placement placement, StringBuilder why) {
       TemplateIndex template = claim.template;
@@ -1123,7 +1128,8 @@ public final class Scheduler {
       if (template.hasReservedOfferings()) {
         Set<String> held = reservations.heldBy(claim.hostname);
         if (!held.isEmpty()) {
-          // Launch only into the reservations held, so that the pass never over-commits one (§4.12).
+          // Launch only into the reservations held, so that the pass never over-commits one
+          // (docs/behaviour/scheduling.md#reserved-capacity).
           requirements.add(Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED));
           requirements.put(Requirement.of(Labels.RESERVATION_ID, Operator.In, held));
         } else {

@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param preferencePolicy Respect treats preferences as requirements until relaxed; Ignore drops them
  * @param minValuesPolicy Strict fails a NodeClaim that cannot meet minValues; BestEffort lowers them
  * @param reservedOfferingMode how a NodeClaim that could use reserved capacity but finds it all held
- *     by other NodeClaims of the pass is treated (karpenter-behaviour.md §4.12)
+ *     by other NodeClaims of the pass is treated (docs/behaviour/scheduling.md#reserved-capacity)
  * @param costRepacking whether the pass ends with the cost post-pass that re-plans unconstrained
  *     NodeClaims onto cheaper node mixes (on for provisioning; consolidation simulations turn it off,
  *     because a move is judged by the single replacement node first fit would launch, as upstream)

@@ -9,9 +9,10 @@ import sh.karpenter.core.pod.Pod;
  * pods that could not be placed, and the pods deferred to the next pass. Every pending pod appears
  * exactly once.
  *
- * @param deferred pods left unplaced by a reserved-offering error (karpenter-behaviour.md §4.12):
- *     reserved capacity compatible with them exists but NodeClaims of this pass hold all of it. They
- *     are not unschedulable (no FailedScheduling, no unschedulable metric); the next pass retries them.
+ * @param deferred pods left unplaced by a reserved-offering error
+ *     (docs/behaviour/scheduling.md#reserved-capacity): reserved capacity compatible with them
+ *     exists but NodeClaims of this pass hold all of it. They are not unschedulable (no
+ *     FailedScheduling, no unschedulable metric); the next pass retries them.
  */
 public record SchedulingResult(
     List<PlannedNodeClaim> newNodeClaims,

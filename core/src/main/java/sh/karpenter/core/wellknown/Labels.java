@@ -44,7 +44,10 @@ public final class Labels {
   public static final String KWOK_INSTANCE_CPU = "karpenter.kwok.sh/instance-cpu";
   public static final String KWOK_INSTANCE_MEMORY = "karpenter.kwok.sh/instance-memory";
 
-  /** Labels of the AWS provider's instance types (aws-provider.md §2.4) used by the default catalogue. */
+  /**
+   * Labels of the AWS provider's instance types
+   * (docs/behaviour/cloudprovider.md#aws-labels-and-requirements) used by the default catalogue.
+   */
   public static final String AWS_INSTANCE_CATEGORY = "karpenter.k8s.aws/instance-category";
   public static final String AWS_INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family";
   public static final String AWS_INSTANCE_GENERATION = "karpenter.k8s.aws/instance-generation";

@@ -13,7 +13,7 @@ import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.wellknown.Labels;
 
-/** The Balanced consolidation policy (karpenter-behaviour.md §5.9). */
+/** The Balanced consolidation policy (docs/behaviour/disruption.md#balanced-policy). */
 class BalancedTest {
   private static final List<InstanceType> TYPES = ladder(8);
   private static final Requirement ON_DEMAND = Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND);

@@ -22,9 +22,10 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * Emptiness and consolidation, ported from upstream's disruption suite (karpenter-behaviour.md §11.1,
- * scenarios 48–62) as decisions over hand-built clusters. Catalogue: {@code ladder(n)}, type {@code t-i}
- * has i CPUs, on-demand 0.1·i and spot 0.04·i per hour.
+ * Emptiness and consolidation, ported from upstream's disruption suite
+ * (docs/behaviour/upstream-scenarios.md, scenarios 48–62) as decisions over hand-built clusters.
+ * Catalogue: {@code ladder(n)}, type {@code t-i} has i CPUs, on-demand 0.1·i and spot 0.04·i per
+ * hour.
  */
 class ConsolidationTest {
   private static final List<InstanceType> TYPES = ladder(20);

@@ -14,7 +14,10 @@ import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.wellknown.Labels;
 
-/** Drift, ported from upstream's drift suite (karpenter-behaviour.md §11.1, scenarios 63–68). */
+/**
+ * Drift, ported from upstream's drift suite (docs/behaviour/upstream-scenarios.md, scenarios
+ * 63–68).
+ */
 class DriftTest {
   private static final List<InstanceType> TYPES = ladder(4);
   private static final Requirement ON_DEMAND = Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND);

@@ -13,8 +13,9 @@ import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * Re-checking a command after the validation delay (karpenter-behaviour.md §5.7), including scenario 55:
- * should not consolidate if the action becomes invalid during the node TTL wait.
+ * Re-checking a command after the validation delay (docs/behaviour/disruption.md#validation),
+ * including scenario 55: should not consolidate if the action becomes invalid during the node TTL
+ * wait.
  */
 class ValidationTest {
   private static final List<InstanceType> TYPES = ladder(8);

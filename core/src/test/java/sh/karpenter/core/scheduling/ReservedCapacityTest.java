@@ -24,11 +24,11 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * Reserved capacity (karpenter-behaviour.md §4.12, upstream's ReservationManager and the
- * "Reserved Instance Types" specs): reserved offerings are preferred, each NodeClaim holds one unit of
- * every reservation it could launch into, so the NodeClaims of one pass never count on more instances
- * than a reservation has, and in Strict mode a pod whose compatible reservations are all held waits
- * for the next pass instead of falling back.
+ * Reserved capacity (docs/behaviour/scheduling.md#reserved-capacity, upstream's ReservationManager
+ * and the "Reserved Instance Types" specs): reserved offerings are preferred, each NodeClaim holds
+ * one unit of every reservation it could launch into, so the NodeClaims of one pass never count on
+ * more instances than a reservation has, and in Strict mode a pod whose compatible reservations are
+ * all held waits for the next pass instead of falling back.
  */
 class ReservedCapacityTest {
   private static final String RESERVED = Labels.CAPACITY_TYPE_RESERVED;

@@ -45,8 +45,8 @@ import sh.karpenter.testkit.controlplane.KwokNodes;
 import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
- * Node termination on the real control plane (karpenter-behaviour.md §6, upstream scenarios 69–74):
- * the {@code node.termination} reconciler driven directly (with a testing clock where the
+ * Node termination on the real control plane (docs/behaviour/termination.md, upstream scenarios
+ * 69–74): the {@code node.termination} reconciler driven directly (with a testing clock where the
  * terminationGracePeriod matters) and its eviction queue running; KWOK runs and deletes the pods,
  * kube-controller-manager keeps PodDisruptionBudgets and Deployments, kube-scheduler places
  * replacements.

@@ -39,8 +39,8 @@ import sh.karpenter.core.wellknown.Finalizers;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The {@code node.termination} controller (karpenter-behaviour.md §6), keyed by Node name: honours
- * the {@code karpenter.sh/termination} finalizer of a deleted Node.
+ * The {@code node.termination} controller (docs/behaviour/termination.md), keyed by Node name:
+ * honours the {@code karpenter.sh/termination} finalizer of a deleted Node.
  *
  * <ol>
  *   <li>Deletes the Node's NodeClaim (looked up by provider ID) unless it is deleting already.

@@ -11,10 +11,10 @@ import sh.karpenter.api.v1.NodePool;
 
 /**
  * When a NodeClaim is {@code Consolidatable} (upstream nodeclaim/disruption/consolidation.go,
- * karpenter-behaviour.md §5.6): it is Initialized and no pod has been bound to or removed from its
- * node for the NodePool's {@code consolidateAfter}, counted from {@code status.lastPodEventTime}, or
- * from the {@code Initialized} transition when no pod event was recorded. A pool whose
- * consolidateAfter is {@code Never} has no consolidatable NodeClaims.
+ * docs/behaviour/nodeclaim-lifecycle.md#consolidatable-condition): it is Initialized and no pod has
+ * been bound to or removed from its node for the NodePool's {@code consolidateAfter}, counted from
+ * {@code status.lastPodEventTime}, or from the {@code Initialized} transition when no pod event was
+ * recorded. A pool whose consolidateAfter is {@code Never} has no consolidatable NodeClaims.
  */
 public final class Consolidatable {
   private Consolidatable() {}

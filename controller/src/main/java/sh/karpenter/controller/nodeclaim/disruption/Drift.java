@@ -24,7 +24,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * Decides whether a launched NodeClaim has drifted from its NodePool or its NodeClass, and why
- * (upstream nodeclaim/disruption/drift.go, karpenter-behaviour.md §5.5), checking in this order:
+ * (upstream nodeclaim/disruption/drift.go,
+ * docs/behaviour/nodeclaim-lifecycle.md#drifted-condition), checking in this order:
  *
  * <ol>
  *   <li>{@value #NODE_POOL_DRIFTED}: static drift, the NodeClaim's {@code karpenter.sh/nodepool-hash}
@@ -46,9 +47,12 @@ public final class Drift {
   public static final String NODE_POOL_DRIFTED = "NodePoolDrifted";
   public static final String REQUIREMENTS_DRIFTED = "RequirementsDrifted";
   public static final String INSTANCE_TYPE_NOT_FOUND = "InstanceTypeNotFound";
-  /** Younger NodeClaims are not checked for {@value #INSTANCE_TYPE_NOT_FOUND} (karpenter-behaviour.md §10). */
+  /**
+   * Younger NodeClaims are not checked for {@value #INSTANCE_TYPE_NOT_FOUND}
+   * (docs/behaviour/options.md).
+   */
   public static final Duration INSTANCE_TYPE_MIN_AGE = Duration.ofHours(1);
-  /** How often the condition is re-checked (karpenter-behaviour.md §10). */
+  /** How often the condition is re-checked (docs/behaviour/options.md). */
   public static final Duration RECHECK = Duration.ofMinutes(5);
 
   private final CloudProvider cloudProvider;

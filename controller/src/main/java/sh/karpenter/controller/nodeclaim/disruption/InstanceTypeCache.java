@@ -16,7 +16,7 @@ import sh.karpenter.core.instancetype.InstanceType;
  * NodeClaim of a large pool every few minutes does not ask the provider each time. Thread-safe.
  */
 final class InstanceTypeCache {
-  /** karpenter-behaviour.md §10: the instance-type drift lookup is cached for 30 minutes. */
+  /** docs/behaviour/options.md: the instance-type drift lookup is cached for 30 minutes. */
   static final Duration TTL = Duration.ofMinutes(30);
 
   private record Key(String nodePool, NodeClassRef nodeClassRef) {}

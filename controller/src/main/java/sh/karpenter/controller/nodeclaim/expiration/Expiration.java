@@ -19,11 +19,11 @@ import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 
 /**
- * The {@code nodeclaim.expiration} controller (upstream nodeclaim/expiration, karpenter-behaviour.md
- * §5.12), keyed by NodeClaim name: deletes a NodeClaim once {@code creationTimestamp +
- * spec.expireAfter} has passed, and until then asks to be requeued exactly then. Expiration is
- * forceful: disruption budgets do not apply, and the NodeClaim's finalizer drains and terminates the
- * node. {@code expireAfter: Never} never expires.
+ * The {@code nodeclaim.expiration} controller (upstream nodeclaim/expiration,
+ * docs/behaviour/nodeclaim-lifecycle.md#expiration), keyed by NodeClaim name: deletes a NodeClaim
+ * once {@code creationTimestamp + spec.expireAfter} has passed, and until then asks to be requeued
+ * exactly then. Expiration is forceful: disruption budgets do not apply, and the NodeClaim's
+ * finalizer drains and terminates the node. {@code expireAfter: Never} never expires.
  *
  * <p>Counts {@code karpenter_nodeclaims_disrupted_total{reason="expired"}} and publishes an {@value
  * #EVENT_REASON} event on the NodeClaim. The delete is locked to the resourceVersion read, so that a

@@ -28,8 +28,8 @@ import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
 
 /**
  * The {@code nodeclaim.garbagecollection} loop (upstream nodeclaim/garbagecollection,
- * karpenter-behaviour.md §3), run every {@link #PERIOD} as a singleton. Each pass reconciles the
- * NodeClaims with what the cloud provider lists, both ways:
+ * docs/behaviour/nodeclaim-lifecycle.md#garbage-collection), run every {@link #PERIOD} as a
+ * singleton. Each pass reconciles the NodeClaims with what the cloud provider lists, both ways:
  *
  * <ol>
  *   <li>a Registered NodeClaim whose instance the provider no longer lists, and whose Node is not
@@ -52,7 +52,7 @@ public final class GarbageCollection {
   private static final Logger LOG = LoggerFactory.getLogger(GarbageCollection.class);
 
   public static final String NAME = "nodeclaim.garbagecollection";
-  /** karpenter-behaviour.md §10. */
+  /** docs/behaviour/options.md. */
   public static final Duration PERIOD = Duration.ofMinutes(2);
   /** {@code karpenter_nodeclaims_disrupted_total} reason. */
   public static final String METRIC_REASON = "garbage_collected";

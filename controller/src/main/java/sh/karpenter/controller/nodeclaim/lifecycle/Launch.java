@@ -40,7 +40,7 @@ final class Launch implements Step {
 
   static final String LAUNCH_FAILED = "LaunchFailed";
   static final String INVALID_NODE_CLAIM = "InvalidNodeClaim";
-  /** Event reasons (karpenter-behaviour.md §9). */
+  /** Event reasons (docs/behaviour/observability.md#events). */
   static final String INSUFFICIENT_CAPACITY_EVENT = "InsufficientCapacityError";
   static final String NODE_CLASS_NOT_READY_EVENT = "NodeClassNotReady";
   /** {@code nodeclaims_disrupted_total} reasons. */

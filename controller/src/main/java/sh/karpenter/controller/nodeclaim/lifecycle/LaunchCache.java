@@ -13,7 +13,7 @@ import sh.karpenter.core.cloudprovider.Instance;
  * failed) reuses the instance instead of launching a second one (upstream's launch cache).
  */
 final class LaunchCache {
-  /** Upstream's expiry (karpenter-behaviour.md §10). */
+  /** Upstream's expiry (docs/behaviour/options.md). */
   static final Duration TTL = Duration.ofHours(1);
 
   private record Entry(Instance instance, Instant expires) {}

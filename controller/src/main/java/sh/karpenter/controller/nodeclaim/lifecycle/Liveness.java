@@ -25,7 +25,7 @@ import sh.karpenter.controller.runtime.Result;
 final class Liveness implements Step {
   private static final Logger LOG = LoggerFactory.getLogger(Liveness.class);
 
-  /** karpenter-behaviour.md §10. */
+  /** docs/behaviour/options.md. */
   static final Duration LAUNCH_TIMEOUT = Duration.ofMinutes(5);
   static final Duration REGISTRATION_TIMEOUT = Duration.ofMinutes(15);
   static final String LAUNCH_TIMEOUT_REASON = "launch_timeout";

@@ -31,10 +31,10 @@ import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.wellknown.Finalizers;
 
 /**
- * The {@code nodeclaim.lifecycle} controller (karpenter-behaviour.md §3.2), keyed by NodeClaim name:
- * takes a NodeClaim from creation to an initialized Node through {@link Launch}, {@link Registration},
- * {@link Initialization} and {@link Liveness}, rolls their conditions up into {@code Ready}, and runs
- * {@link Finalization} once the NodeClaim is deleted.
+ * The {@code nodeclaim.lifecycle} controller (docs/behaviour/nodeclaim-lifecycle.md), keyed by
+ * NodeClaim name: takes a NodeClaim from creation to an initialized Node through {@link Launch},
+ * {@link Registration}, {@link Initialization} and {@link Liveness}, rolls their conditions up into
+ * {@code Ready}, and runs {@link Finalization} once the NodeClaim is deleted.
  *
  * <p>NodeClaims whose nodeClassRef names a kind the cloud provider does not support are left alone.
  * Each reconcile reads the NodeClaim from the informer cache, lets the steps change a copy, then

@@ -39,7 +39,7 @@ final class Registration implements Step {
   static final Duration POLL = Duration.ofSeconds(5);
   static final String NODE_NOT_FOUND = "NodeNotFound";
   static final String MULTIPLE_NODES_FOUND = "MultipleNodesFound";
-  /** Event reason (karpenter-behaviour.md §9). */
+  /** Event reason (docs/behaviour/observability.md#events). */
   static final String UNREGISTERED_TAINT_MISSING = "UnregisteredTaintMissing";
   private static final int ATTEMPTS = 5;
 

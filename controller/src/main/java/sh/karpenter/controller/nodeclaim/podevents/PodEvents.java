@@ -39,7 +39,7 @@ public final class PodEvents implements Reconciler<String> {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
 
   public static final String NAME = "nodeclaim.podevents";
-  /** karpenter-behaviour.md §10: pod events are de-duplicated for 10 seconds. */
+  /** docs/behaviour/options.md: pod events are de-duplicated for 10 seconds. */
   public static final Duration DEDUPE = Duration.ofSeconds(10);
   private static final int ATTEMPTS = 3;
   private static final BinaryOperator<Instant> LATEST = (a, b) -> a.isAfter(b) ? a : b;

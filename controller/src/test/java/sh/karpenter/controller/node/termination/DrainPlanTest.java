@@ -10,7 +10,10 @@ import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Which pods one drain pass evicts, force-deletes and waits for (karpenter-behaviour.md §6 step 5). */
+/**
+ * Which pods one drain pass evicts, force-deletes and waits for
+ * (docs/behaviour/termination.md#drain).
+ */
 class DrainPlanTest {
   private static final Instant NOW = Instant.parse("2026-01-01T01:00:00Z");
 

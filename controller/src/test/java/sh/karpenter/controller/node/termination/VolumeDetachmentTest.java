@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Which VolumeAttachments hold a drained Node's termination (karpenter-behaviour.md §6 step 6). */
+/**
+ * Which VolumeAttachments hold a drained Node's termination
+ * (docs/behaviour/termination.md#volume-attachments).
+ */
 class VolumeDetachmentTest {
   private static final Instant NOW = Instant.parse("2026-01-01T01:00:00Z");
 

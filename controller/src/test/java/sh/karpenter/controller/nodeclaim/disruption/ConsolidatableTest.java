@@ -10,7 +10,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.nodeclaim.disruption.Consolidatable.Verdict;
 
-/** The Consolidatable rule of karpenter-behaviour.md §5.6. */
+/** The Consolidatable rule of docs/behaviour/nodeclaim-lifecycle.md#consolidatable-condition. */
 class ConsolidatableTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final Instant INITIALIZED = Instant.parse("2026-01-01T00:00:00Z");

@@ -29,7 +29,10 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.core.wellknown.Labels;
 
-/** The drift reasons of karpenter-behaviour.md §5.5, in upstream's order. */
+/**
+ * The drift reasons of docs/behaviour/nodeclaim-lifecycle.md#drifted-condition, in upstream's
+ * order.
+ */
 class DriftTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final Instant CREATED = Instant.parse("2026-01-01T00:00:00Z");

@@ -8,7 +8,10 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 
-/** When a NodeClaim expires (karpenter-behaviour.md §5.12); deleting it is covered by NodeClaimExpirationIT. */
+/**
+ * When a NodeClaim expires (docs/behaviour/nodeclaim-lifecycle.md#expiration); deleting it is
+ * covered by NodeClaimExpirationIT.
+ */
 class ExpirationTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final Instant CREATED = Instant.parse("2026-01-01T00:00:00Z");
