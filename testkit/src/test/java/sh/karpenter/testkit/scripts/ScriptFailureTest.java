@@ -32,7 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ScriptFailureTest {
 
   private static final List<String> SCRIPTS =
-      List.of("scripts/control-plane", "scripts/test", "scripts/java-home", "scripts/lib/strict.sh", ".ci/run");
+      List.of(
+          "scripts/control-plane",
+          "scripts/test",
+          "scripts/java-home",
+          "scripts/upstream-titles",
+          "scripts/lib/strict.sh",
+          "scripts/lib/upstream.sh",
+          ".ci/run");
 
   /**
    * Stands in for the Go command: {@code go env GOVERSION} and {@code go version} report {@code
@@ -194,6 +201,37 @@ class ScriptFailureTest {
         .contains("ci: CI=true,")
         .contains("ci: ERROR: scripts/control-plane ensure failed after");
     assertThat(mvnLog).doesNotExist();
+  }
+
+  /**
+   * scripts/upstream-titles on a stand-in upstream checkout: titles are matched by letters and digits
+   * only, against display names and method names, and counted once per suite and once overall.
+   */
+  @Test
+  void upstreamTitlesCountsMatchesPerSuite() throws IOException {
+    Path upstream = temp.resolve("upstream");
+    goTest(upstream.resolve("pkg/controllers/provisioning/scheduling/a_test.go"),
+        "It(\"should do X\", func() {})\nIt(\"should not match\", func() {})\nEntry(\"a \\\"quoted\\\" case\", 1)\n");
+    goTest(upstream.resolve("pkg/controllers/provisioning/b_test.go"),
+        "It(\"should do X\", func() {})\nEntry(corev1.LabelHostname, corev1.LabelHostname)\n");
+    goTest(upstream.resolve("pkg/controllers/disruption/c_test.go"), "It(\"can delete nodes, when it must\", func() {})\n");
+    Path ours = checkout.resolve("core/src/test/java/sh/example/ExampleTest.java");
+    Files.createDirectories(ours.getParent());
+    Files.writeString(ours, "class ExampleTest {\n  @Test\n  @DisplayName(\"Should do X\")\n  void x() {}\n\n  @Test\n  void canDeleteNodesWhenItMust() {}\n}\n");
+
+    Result result = run(List.of("scripts/upstream-titles"), Map.of("KARPENTER_UPSTREAM_DIR", upstream.toString()), pathWithoutGo());
+
+    assertThat(result.status()).as(result.output()).isZero();
+    assertThat(result.output())
+        .contains("| scheduling   |        3 |       1 |         2 | 0 |")
+        .contains("| provisioning |        1 |       1 |         0 | 1 |")
+        .contains("| disruption   |        1 |       1 |         0 | 0 |")
+        .contains("| distinct     |        4 |       2 |         2 | |");
+  }
+
+  private static void goTest(Path file, String body) throws IOException {
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "package x\n\n" + body);
   }
 
   /**
