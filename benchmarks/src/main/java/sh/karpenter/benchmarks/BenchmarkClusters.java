@@ -15,7 +15,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * The clusters the benchmarks schedule into: empty (no nodes, no DaemonSets, no volumes), with one
- * NodePool, as upstream's scheduling benchmark sets up (karpenter-behaviour.md §12.1).
+ * NodePool, as upstream's scheduling benchmark sets up ({@code setupScheduler} in {@code
+ * scheduling_benchmark_test.go}).
  */
 public final class BenchmarkClusters {
 
