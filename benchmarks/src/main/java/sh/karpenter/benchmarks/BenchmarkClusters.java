@@ -15,8 +15,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * The clusters the benchmarks schedule into: empty (no nodes, no DaemonSets, no volumes), with one
- * NodePool, as upstream's scheduling benchmark sets up
- * (docs/behaviour/benchmarks-method.md#upstream-scheduling-benchmark).
+ * NodePool, as upstream's scheduling benchmark sets up ({@code setupScheduler} in {@code
+ * scheduling_benchmark_test.go}).
  */
 public final class BenchmarkClusters {
 

@@ -29,13 +29,20 @@ record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet
 
   static CostComparison of(SchedulingInput input, SchedulingResult result) {
     List<Pod> scheduled = new ArrayList<>();
-    double planPerHour = 0;
     for (PlannedNodeClaim claim : result.newNodeClaims()) {
-      planPerHour += claim.price();
       scheduled.addAll(claim.pods());
     }
     LowerBound bound = SchedulingLowerBound.of(input, scheduled);
     return new CostComparison(
-        planPerHour, bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
+        planPerHour(result), bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
+  }
+
+  /** A plan's hourly cost: the sum of its new NodeClaims' prices (each its cheapest offering). */
+  static double planPerHour(SchedulingResult result) {
+    double planPerHour = 0;
+    for (PlannedNodeClaim claim : result.newNodeClaims()) {
+      planPerHour += claim.price();
+    }
+    return planPerHour;
   }
 }

@@ -20,9 +20,10 @@ import sh.karpenter.core.scheduling.SchedulingResult;
  * Runs the benchmark scenarios once each and prints one table row per scenario: pods, NodeClaims,
  * median solve time and pods/s (after warm-up runs; every run uses a fresh scheduler) on the wall
  * clock and on the solving thread's CPU time, the 1-minute load average (the build machines are
- * shared), live heap, upstream's published figure for the same case where there is one, and for the
- * cost mixes the plan's cost against the proven lower bound and against the cheapest single-type
- * fleet. Ends with the issue's targets, met or missed.
+ * shared), live heap, the plan's cost (the sum of its NodeClaims' prices), and for the cost mixes
+ * that cost against the proven lower bound and against the cheapest single-type fleet. Ends with
+ * the issue's targets, met or missed. Same-machine figures for upstream's own benchmark come from
+ * {@code scripts/bench --upstream}, which runs this class beside it.
  *
  * <pre>
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar sh.karpenter.benchmarks.ScenarioRunner [options]
@@ -87,13 +88,8 @@ public final class ScenarioRunner {
             o -> o.seconds() <= 10 && Runtime.getRuntime().maxMemory() <= 1L << 30);
   }
 
-  /** One benchmark case: how to build its input, and what to compare it with. */
-  record Scenario(
-      String name,
-      Supplier<SchedulingInput> input,
-      Optional<UpstreamFigure> upstream,
-      Optional<Target> target,
-      boolean costReport) {}
+  /** One benchmark case: how to build its input, and what to check it against. */
+  record Scenario(String name, Supplier<SchedulingInput> input, Optional<Target> target, boolean costReport) {}
 
   private ScenarioRunner() {}
 
@@ -131,7 +127,6 @@ public final class ScenarioRunner {
           new Scenario(
               "diverse-" + pods,
               () -> BenchmarkClusters.fakeCatalogue(PodMixes.diverse(pods)),
-              UpstreamFigure.diverse(pods),
               pods == 5000 ? Optional.of(Target.podsPerSecond(5500)) : Optional.empty(),
               false));
     }
@@ -140,7 +135,6 @@ public final class ScenarioRunner {
           new Scenario(
               "anti-affinity-" + pods,
               () -> BenchmarkClusters.fakeCatalogue(PodMixes.antiAffinity(pods)),
-              pods == 500 ? Optional.of(UpstreamFigure.ANTI_AFFINITY_500) : Optional.empty(),
               Optional.of(Target.podsPerSecond(3000)),
               false));
     }
@@ -149,7 +143,6 @@ public final class ScenarioRunner {
           new Scenario(
               "preferences-" + policy.name().toLowerCase(Locale.ROOT) + "-" + PreferencesBenchmark.PODS,
               () -> BenchmarkClusters.fakeCatalogue(PodMixes.preferences(PreferencesBenchmark.PODS), policy),
-              policy == PreferencePolicy.Respect ? Optional.of(UpstreamFigure.RESPECT_PREFERENCES) : Optional.empty(),
               Optional.empty(),
               false));
     }
@@ -159,7 +152,6 @@ public final class ScenarioRunner {
             new Scenario(
                 "cost-" + mix.label() + "-" + pods,
                 () -> BenchmarkClusters.onDemandLinux(AwsCatalogue.INSTANCE_TYPES, mix.pods(pods)),
-                Optional.empty(),
                 Optional.of(Target.COST_WITHIN_5_PERCENT),
                 true));
       }
@@ -168,7 +160,6 @@ public final class ScenarioRunner {
         new Scenario(
             "diverse-" + LARGE_PODS,
             () -> BenchmarkClusters.fakeCatalogue(PodMixes.diverse(LARGE_PODS)),
-            Optional.empty(),
             Optional.of(Target.LARGE),
             false));
     return scenarios;
@@ -187,9 +178,8 @@ public final class ScenarioRunner {
         timer.warmupRuns());
     out.println(
         "| scenario | pods | nodes | unschedulable | solve ms (runs) | pods/s | CPU ms | pods/CPU-s | load"
-            + " | upstream pods/s | x upstream | live heap MiB | plan $/h | bound $/h | plan / bound"
-            + " | single-type fleet $/h | target |");
-    out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
+            + " | live heap MiB | plan $/h | bound $/h | plan / bound | single-type fleet $/h | target |");
+    out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
     List<String> verdicts = new ArrayList<>();
     for (Scenario scenario : scenarios) {
       SchedulingInput input = scenario.input().get();
@@ -204,8 +194,6 @@ public final class ScenarioRunner {
       out.flush();
     }
     out.println();
-    out.println("Upstream figures: " + UpstreamFigure.RESPECT_PREFERENCES.source() + "; "
-        + UpstreamFigure.ANTI_AFFINITY_500.source() + ". Different hardware: context, not a same-machine baseline.");
     out.println("Targets:");
     verdicts.forEach(v -> out.println("  " + v));
   }
@@ -217,7 +205,7 @@ public final class ScenarioRunner {
     double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     return String.format(
         Locale.ROOT,
-        "| %s | %,d | %,d | %,d | %,.1f (%d) | %,.0f | %,.1f | %,.0f | %.1f | %s | %,d | %s | %s |",
+        "| %s | %,d | %,d | %,d | %,.1f (%d) | %,.0f | %,.1f | %,.0f | %.1f | %,d | %.3f | %s | %s |",
         scenario.name(),
         outcome.pods(),
         result.newNodeClaims().size(),
@@ -228,17 +216,13 @@ public final class ScenarioRunner {
         timing.medianCpuNanos() / 1e6,
         outcome.onCpuClock().podsPerSecond(),
         load,
-        scenario
-            .upstream()
-            .map(u -> String.format(Locale.ROOT, "%,.0f | %.1f", u.podsPerSecond(), outcome.podsPerSecond() / u.podsPerSecond()))
-            .orElse(" | "),
         timing.liveHeapBytes() >> 20,
+        CostComparison.planPerHour(result),
         cost == null
-            ? " |  |  | "
+            ? " |  | "
             : String.format(
                 Locale.ROOT,
-                "%.3f | %.3f | %.3f | %.3f (%d x %s)",
-                cost.planPerHour(),
+                "%.3f | %.3f | %.3f (%d x %s)",
                 cost.lowerBound().perHour(),
                 cost.ratio(),
                 cost.singleTypeFleet().perHour(),

@@ -15,10 +15,11 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The pod mixes of upstream's scheduling benchmark ({@code scheduling_benchmark_test.go},
- * docs/behaviour/benchmarks-method.md#upstream-scheduling-benchmark), built the same way: requests
- * drawn from the same CPU and memory lists, label values from {@code a..g}, seed 42. Go's and
- * Java's generators differ, so the pods are the same in distribution, not one for one.
+ * The pod mixes of upstream's scheduling benchmark ({@code scheduling_benchmark_test.go} in {@code
+ * pkg/controllers/provisioning/scheduling}: {@code makeDiversePods}, {@code makePreferencePods}),
+ * built the same way: requests drawn from the same CPU and memory lists, label values from {@code
+ * a..g}, seed 42. Go's and Java's generators differ, so the pods are the same in distribution, not
+ * one for one; BENCHMARKS.md lists the other differences.
  */
 public final class PodMixes {
 
@@ -82,10 +83,12 @@ public final class PodMixes {
    * Upstream's preference case ({@code BenchmarkRespectPreferences}, 4,000 pods): {@code app=nginx}
    * pods preferring zone {@code test-zone-1} (weight 1), preferring zone anti-affinity to each other
    * (weight 10: unsatisfiable beyond one pod per zone, so it must be relaxed away) and preferring
-   * hostname anti-affinity (weight 1).
+   * hostname anti-affinity (weight 1). All pods have the same requests, drawn once: upstream builds
+   * them with {@code test.Pods(count, options)} from one options value.
    */
   public static List<Pod> preferences(int count) {
     PodFactory factory = new PodFactory(SEED);
+    Resources requests = requests(factory);
     Requirements preferredZone = Requirements.of(Requirement.in(Labels.ZONE, PREFERRED_ZONE));
     WeightedPodAffinityTerm zoneAntiAffinity =
         new WeightedPodAffinityTerm(10, PodAffinityTerm.of(LabelSelector.of(NGINX), Labels.ZONE));
@@ -95,7 +98,7 @@ public final class PodMixes {
     for (int i = 0; i < count; i++) {
       pods.add(
           factory
-              .pod("preferences", NGINX, requests(factory))
+              .pod("preferences", NGINX, requests)
               .preferredNodeAffinity(1, preferredZone)
               .preferredPodAntiAffinity(zoneAntiAffinity)
               .preferredPodAntiAffinity(hostnameAntiAffinity)

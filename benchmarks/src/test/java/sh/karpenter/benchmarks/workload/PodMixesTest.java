@@ -64,6 +64,11 @@ class PodMixesTest {
   }
 
   @Test
+  void preferencePodsShareOneRequestDrawAsUpstreamsDo() {
+    assertThat(requests(PodMixes.preferences(100)).stream().distinct()).hasSize(1);
+  }
+
+  @Test
   void costMixesAreUnconstrained() {
     for (CostMix mix : CostMix.values()) {
       assertThat(mix.pods(100))

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.opentest4j.TestAbortedException;
 
@@ -22,7 +23,8 @@ import org.opentest4j.TestAbortedException;
  * otherwise this JVM starts its own in a private run directory and stops it at exit. A user's
  * {@code KUBECONFIG} is never used, so tests cannot touch a real cluster. When the binaries have not
  * been built ({@code scripts/control-plane ensure}), {@link #shared()} aborts the calling test, which
- * JUnit reports as skipped.
+ * JUnit reports as skipped; with {@code CI=true} in the environment ({@code .ci/run} sets it) it fails
+ * the test instead, so that a CI run cannot pass by skipping its integration tests.
  */
 public final class ControlPlane {
 
@@ -34,7 +36,7 @@ public final class ControlPlane {
 
   private static final Object LOCK = new Object();
   private static ControlPlane shared;
-  private static RuntimeException unavailable;
+  private static RuntimeException startFailure;
 
   private final Path runDir;
   private final KubernetesClient client;
@@ -48,20 +50,21 @@ public final class ControlPlane {
    * The control plane of this JVM, started (and its CRDs installed) on first use.
    *
    * @throws TestAbortedException when the binaries are absent, so the calling test is skipped
+   * @throws IllegalStateException instead when the binaries are absent and {@code CI=true}
    * @throws IllegalStateException when the control plane fails to start; the message carries the
    *     script's output including the failing component's log tail
    */
   public static ControlPlane shared() {
     synchronized (LOCK) {
-      if (shared == null && unavailable == null) {
+      if (shared == null && startFailure == null) {
         try {
           shared = attachOrStart();
         } catch (RuntimeException e) {
-          unavailable = e;
+          startFailure = e;
         }
       }
-      if (unavailable != null) {
-        throw unavailable;
+      if (startFailure != null) {
+        throw startFailure;
       }
       return shared;
     }
@@ -77,7 +80,7 @@ public final class ControlPlane {
       Path own = Path.of(System.getProperty("java.io.tmpdir"), "karpenter-control-plane-" + ProcessHandle.current().pid());
       ScriptResult up = runScript(root, own, "up");
       if (up.exitCode() == EXIT_NOT_BUILT) {
-        throw new TestAbortedException("real control plane unavailable, skipping: " + up.output().strip());
+        throw unavailable(up.output().strip(), System.getenv());
       }
       if (up.exitCode() != 0) {
         throw new IllegalStateException("scripts/control-plane up failed (exit " + up.exitCode() + "):\n" + up.output());
@@ -130,8 +133,21 @@ public final class ControlPlane {
         return dir;
       }
     }
-    throw new TestAbortedException(
-        "real control plane unavailable, skipping: no " + SCRIPT + " above " + Path.of("").toAbsolutePath());
+    throw unavailable("no " + SCRIPT + " above " + Path.of("").toAbsolutePath(), System.getenv());
+  }
+
+  /**
+   * What {@link #shared()} throws when there is no control plane to be had: an abort, which JUnit
+   * reports as a skip, on a developer's machine; a failure when {@code CI=true}, where a skipped
+   * integration test would let the run pass without testing anything.
+   */
+  static RuntimeException unavailable(String reason, Map<String, String> environment) {
+    if ("true".equals(environment.get("CI"))) {
+      return new IllegalStateException(
+          "real control plane unavailable, and CI=true, so this test fails instead of skipping: " + reason);
+    }
+    return new TestAbortedException(
+        "real control plane unavailable, skipping (with CI=true this fails instead): " + reason);
   }
 
   private record ScriptResult(int exitCode, String output) {}

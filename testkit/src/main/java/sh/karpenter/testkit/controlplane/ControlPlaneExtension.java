@@ -14,9 +14,9 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * JUnit 5 extension behind {@link ControlPlaneTest}. Before the class it obtains the JVM's shared
- * {@link ControlPlane} (skipping the class when the binaries are absent); before each test it creates
- * a namespace of its own; after each test it deletes the test namespaces, Nodes, NodeClaims,
- * NodePools and KWOKNodeClasses. It resolves {@link KubernetesClient} parameters (bound to the test's namespace; cluster
+ * {@link ControlPlane} (skipping the class when the binaries are absent, failing it instead when
+ * {@code CI=true}); before each test it creates a namespace of its own; after each test it deletes
+ * the test namespaces, Nodes, NodeClaims, NodePools and KWOKNodeClasses. It resolves {@link KubernetesClient} parameters (bound to the test's namespace; cluster
  * scope outside a test method) and {@link ControlPlane} parameters, and prints the components' log
  * tails when a test fails.
  */
