@@ -14,8 +14,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,13 +40,12 @@ final class DaemonSetPods {
   /**
    * The pod a DaemonSet contributes.
    *
-   * @param daemonSet the DaemonSet and its origin
    * @param pod its newest pod, or a pod made from its template
    * @param origin where {@code pod} came from (the pod's origin, or the DaemonSet's)
    * @param specField where the pod's spec is in that origin
    * @param fromTemplate true when no pod of the DaemonSet was found
    */
-  record Chosen(Sourced<DaemonSet> daemonSet, Pod pod, String origin, String specField, boolean fromTemplate) {}
+  record Chosen(Pod pod, String origin, String specField, boolean fromTemplate) {}
 
   /** A pod with the origin {@link SnapshotBuilder} was given it with. */
   record Candidate(Pod pod, String origin) {}
@@ -62,7 +59,7 @@ final class DaemonSetPods {
         continue;
       }
       String namespace = namespaceOf(candidate.pod().getMetadata());
-      for (String key : List.of(uidKey(namespace, owner.getUid()), nameKey(namespace, owner.getName()))) {
+      for (String key : new String[] {uidKey(namespace, owner.getUid()), nameKey(namespace, owner.getName())}) {
         if (key != null) {
           newestByOwner.merge(key, candidate, (kept, other) -> created(other) > created(kept) ? other : kept);
         }
@@ -83,7 +80,7 @@ final class DaemonSetPods {
     }
     PodSpec templateSpec = template.getSpec() == null ? new PodSpec() : template.getSpec();
     if (newest != null) {
-      return new Chosen(sourced, withTemplateNodeAffinity(newest.pod(), templateSpec), newest.origin(), "spec", false);
+      return new Chosen(withTemplateNodeAffinity(newest.pod(), templateSpec), newest.origin(), "spec", false);
     }
     ObjectMeta podMeta =
         new ObjectMetaBuilder(template.getMetadata() == null ? new ObjectMeta() : template.getMetadata())
@@ -92,7 +89,7 @@ final class DaemonSetPods {
             .withUid(WorkloadPods.uid("DaemonSet", meta.getNamespace(), meta.getName(), 0))
             .withOwnerReferences(new OwnerReferenceBuilder().withKind("DaemonSet").withName(meta.getName()).withUid(uid).withController(true).build())
             .build();
-    return new Chosen(sourced, new PodBuilder().withMetadata(podMeta).withSpec(templateSpec).build(), sourced.origin(), "spec.template.spec", true);
+    return new Chosen(new PodBuilder().withMetadata(podMeta).withSpec(templateSpec).build(), sourced.origin(), "spec.template.spec", true);
   }
 
   /** The pod with the template's required node affinity (none when the template has none) in place of the DaemonSet controller's. */
@@ -139,16 +136,9 @@ final class DaemonSetPods {
     return meta == null || meta.getNamespace() == null ? "default" : meta.getNamespace();
   }
 
-  /** The creation time in milliseconds (0 when unset or unreadable: such a pod is never newer). */
+  /** The creation time in milliseconds (0 when unset: such a pod is never newer). */
   private static long created(Candidate candidate) {
     String text = candidate.pod().getMetadata() == null ? null : candidate.pod().getMetadata().getCreationTimestamp();
-    if (text == null || text.isEmpty()) {
-      return 0;
-    }
-    try {
-      return OffsetDateTime.parse(text).toInstant().toEpochMilli();
-    } catch (DateTimeParseException e) {
-      return 0;
-    }
+    return PodConverter.timestamp(text, candidate.origin());
   }
 }

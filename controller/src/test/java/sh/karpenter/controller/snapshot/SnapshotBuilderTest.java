@@ -300,8 +300,9 @@ class SnapshotBuilderTest {
   void aDaemonSetWithoutUidIsMatchedByName() {
     add(DaemonSet.class, AGENT.replace(", uid: ds-uid", ""));
     add(Pod.class, agentPod("agent-x", "ds-uid", "2026-01-01T00:00:00Z", "2", "node-1"));
+    add(Pod.class, agentPod("agent-y", "null", "2026-01-02T00:00:00Z", "2", "node-2"));
 
-    assertThat(builder.build().daemonSetPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("agent-x");
+    assertThat(builder.build().daemonSetPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("agent-y");
   }
 
   private static final String KATA = """
