@@ -22,7 +22,9 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,7 +72,9 @@ public final class ManifestReader {
           Map.entry("apps/v1/StatefulSet", StatefulSet.class),
           Map.entry("batch/v1/Job", Job.class),
           Map.entry("policy/v1/PodDisruptionBudget", PodDisruptionBudget.class),
-          Map.entry("storage.k8s.io/v1/StorageClass", StorageClass.class));
+          Map.entry("storage.k8s.io/v1/StorageClass", StorageClass.class),
+          Map.entry("storage.k8s.io/v1/CSINode", CSINode.class),
+          Map.entry("node.k8s.io/v1/RuntimeClass", RuntimeClass.class));
 
   private final ObjectMapper strict =
       JsonMapper.builder()

@@ -38,7 +38,8 @@ public final class Planner {
   /**
    * Plans for the given objects.
    *
-   * @param warnings receives one line per object that plays no part in the plan
+   * @param warnings receives one line per object that plays no part in the plan, and the snapshot's
+   *     {@linkplain ClusterSnapshot#warnings() warnings}
    * @throws sh.karpenter.controller.snapshot.SnapshotInputException when an object is invalid
    */
   public PlanReport plan(List<ManifestReader.PlanManifest> manifests, Consumer<String> warnings) {
@@ -49,6 +50,7 @@ public final class Planner {
       }
     }
     ClusterSnapshot snapshot = builder.build();
+    snapshot.warnings().forEach(warnings);
     SchedulingInput input = snapshot.schedulingInput(options);
     long start = System.nanoTime();
     SchedulingResult result = new Scheduler(input).solve();

@@ -52,6 +52,30 @@ class ManifestReaderTest {
   }
 
   @Test
+  void csiNodesAndRuntimeClassesArePartOfAPlan() throws IOException {
+    Path file = write("node-objects.yaml", """
+        apiVersion: storage.k8s.io/v1
+        kind: CSINode
+        metadata: {name: node-1}
+        spec:
+          drivers: [{name: ebs.csi.aws.com, nodeID: i-0123, allocatable: {count: 25}}]
+        ---
+        apiVersion: node.k8s.io/v1
+        kind: RuntimeClass
+        metadata: {name: kata}
+        handler: kata
+        overhead: {podFixed: {cpu: 250m}}
+        scheduling: {nodeSelector: {sandbox: kata}}
+        """);
+
+    assertThat(reader.read(List.of(file))).extracting(m -> m.object().getKind()).containsExactly("CSINode", "RuntimeClass");
+    assertThat(warnings).isEmpty();
+    assertThatThrownBy(() -> reader.read(List.of(write("typo.yaml", "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: k}\nhandler: k\noverhed: {}\n"))))
+        .isInstanceOf(SnapshotInputException.class)
+        .hasMessageContaining("typo.yaml, document 1: overhed: unknown field");
+  }
+
+  @Test
   void unknownKindsAreSkippedWithAWarningAndNodeClassesSilently() throws IOException {
     Path file = write("x.yaml", """
         apiVersion: v1

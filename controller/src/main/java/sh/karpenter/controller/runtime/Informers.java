@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.VolumeAttachment;
@@ -54,6 +55,7 @@ public final class Informers implements AutoCloseable {
   private final SharedIndexInformer<Service> services;
   private final SharedIndexInformer<CSINode> csiNodes;
   private final SharedIndexInformer<VolumeAttachment> volumeAttachments;
+  private final SharedIndexInformer<RuntimeClass> runtimeClasses;
 
   public Informers(KubernetesClient client) {
     nodes = add(client.nodes().runnableInformer(0));
@@ -74,6 +76,7 @@ public final class Informers implements AutoCloseable {
     csiNodes = add(client.storage().v1().csiNodes().runnableInformer(0));
     volumeAttachments = add(client.storage().v1().volumeAttachments().runnableInformer(0));
     volumeAttachments.addIndexers(Map.of(VOLUME_ATTACHMENT_BY_NODE, indexer(a -> a.getSpec() == null ? null : a.getSpec().getNodeName())));
+    runtimeClasses = add(client.resources(RuntimeClass.class).runnableInformer(0));
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> add(SharedIndexInformer<T> informer) {
@@ -114,6 +117,8 @@ public final class Informers implements AutoCloseable {
   public SharedIndexInformer<CSINode> csiNodes() { return csiNodes; }
 
   public SharedIndexInformer<VolumeAttachment> volumeAttachments() { return volumeAttachments; }
+  /** RuntimeClasses: the overhead, node selector and tolerations of DaemonSet templates naming one. */
+  public SharedIndexInformer<RuntimeClass> runtimeClasses() { return runtimeClasses; }
 
   @Override
   public void close() {

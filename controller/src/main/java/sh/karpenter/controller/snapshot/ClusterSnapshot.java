@@ -20,9 +20,12 @@ import sh.karpenter.core.volume.VolumeTopology;
  * @param pendingPods pods to place: no node, not terminating or finished, not DaemonSet pods
  * @param rejectedPods pending pods Karpenter will not try to place (restricted labels, matchFields,
  *     missing volume claims ...), each with the reason
- * @param daemonSetPods one pod per DaemonSet, from its template
+ * @param daemonSetPods one pod per DaemonSet: its newest pod, else one from its template
  * @param volumes claims, volumes and storage classes for volume topology
  * @param namespaceLabels labels of every known namespace, for affinity namespace selectors
+ * @param warnings what a person should know about the input that is not an error (a RuntimeClass
+ *     the manifests lack, a DaemonSet whose pods could not be created), one line each, prefixed with
+ *     the origin
  */
 public record ClusterSnapshot(
     List<NodeClaimTemplate> templates,
@@ -31,7 +34,8 @@ public record ClusterSnapshot(
     List<PodError> rejectedPods,
     List<Pod> daemonSetPods,
     VolumeTopology volumes,
-    Map<String, Map<String, String>> namespaceLabels) {
+    Map<String, Map<String, String>> namespaceLabels,
+    List<String> warnings) {
 
   /** The scheduler's input for placing {@link #pendingPods()}. */
   public SchedulingInput schedulingInput(SchedulerOptions options) {

@@ -4,6 +4,7 @@ import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import sh.karpenter.api.v1.NodeClaim;
@@ -14,7 +15,11 @@ import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
 
-/** Converts a fabric8 {@link Node} and the pods bound to it into core's {@link ExistingNode}. */
+/**
+ * Converts a fabric8 {@link Node} and the pods bound to it into core's {@link ExistingNode}. A
+ * cordoned node ({@code spec.unschedulable}) carries the {@code node.kubernetes.io/unschedulable:
+ * NoSchedule} taint, so that only pods tolerating it are placed there, as kube-scheduler does.
+ */
 final class NodeConverter {
   private NodeConverter() {}
 
@@ -47,6 +52,9 @@ final class NodeConverter {
           : taints;
       taints = taints.stream().filter(t -> !TaintKeys.isKnownEphemeral(t.key())).toList();
     }
+    if (cordoned(node)) {
+      taints = withCordonTaint(taints);
+    }
     return new ExistingNode(
         node.getMetadata().getName(),
         labels,
@@ -55,6 +63,26 @@ final class NodeConverter {
         List.copyOf(boundPods),
         initialized,
         labels.get(Labels.NODE_POOL));
+  }
+
+  /** Whether the node is cordoned ({@code spec.unschedulable: true}). */
+  static boolean cordoned(Node node) {
+    return node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+  }
+
+  /**
+   * The taints of a cordoned node, with {@code node.kubernetes.io/unschedulable:NoSchedule} when it
+   * is not there yet: kube-scheduler's NodeUnschedulable filter admits onto a cordoned node exactly
+   * the pods that tolerate that taint, whether or not the node lifecycle controller has added it.
+   */
+  private static List<Taint> withCordonTaint(List<Taint> taints) {
+    Taint cordon = Taint.of(TaintKeys.NODE_UNSCHEDULABLE, Taint.Effect.NoSchedule);
+    if (taints.stream().anyMatch(cordon::matches)) {
+      return taints;
+    }
+    List<Taint> withCordon = new ArrayList<>(taints);
+    withCordon.add(cordon);
+    return List.copyOf(withCordon);
   }
 
   /** {@code status.allocatable}, falling back to {@code status.capacity} as the kubelet does. */

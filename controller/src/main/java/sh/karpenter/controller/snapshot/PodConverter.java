@@ -266,7 +266,8 @@ final class PodConverter {
     return weight == null ? 0 : weight;
   }
 
-  private static long timestamp(String text, String origin) {
+  /** {@code metadata.creationTimestamp} in milliseconds, 0 when unset. */
+  static long timestamp(String text, String origin) {
     if (text == null || text.isEmpty()) {
       return 0;
     }

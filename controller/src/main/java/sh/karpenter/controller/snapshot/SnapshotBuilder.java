@@ -11,17 +11,18 @@ import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +63,12 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
  * <p>With {@link #defaultConstraints default constraints} ({@code --scheduler-config}), pending pods
  * that declare no topology spread constraints get them, with the selector {@link
  * DefaultSpreadSelectors} derives from the Services and controllers added.
+ *
+ * <p>Every pod and pod template that names a RuntimeClass is taken as kube-apiserver's RuntimeClass
+ * admission leaves it ({@link RuntimeClassAdmission}: the class's overhead, node selector and
+ * tolerations). Each DaemonSet contributes its newest pod among the pods added, else a pod from its
+ * template ({@link DaemonSetPods}). Things a person should know about the input that are not errors
+ * are collected in {@link ClusterSnapshot#warnings()}.
  */
 public final class SnapshotBuilder {
   private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
@@ -80,6 +87,8 @@ public final class SnapshotBuilder {
   private final List<Sourced<PersistentVolume>> volumes = new ArrayList<>();
   private final List<Sourced<PersistentVolumeClaim>> claims = new ArrayList<>();
   private final List<Sourced<StorageClass>> storageClasses = new ArrayList<>();
+  private final Map<String, RuntimeClass> runtimeClasses = new HashMap<>();
+  private boolean allRuntimeClassesKnown;
   private final DefaultSpreadSelectors spreadSelectors = new DefaultSpreadSelectors();
   /** Attachable volumes per CSI driver, by node name (from CSINode objects). */
   private final Map<String, Map<String, Integer>> volumeLimits = new HashMap<>();
@@ -97,6 +106,17 @@ public final class SnapshotBuilder {
   /** Sets the default topology spread constraints of pending pods without constraints of their own. */
   public SnapshotBuilder defaultConstraints(DefaultConstraints defaults) {
     this.defaultConstraints = defaults;
+    return this;
+  }
+
+  /**
+   * Declares that the RuntimeClasses added are all the cluster has (the controller's informer): a
+   * pending pod naming another one is then rejected, and a DaemonSet whose template names one adds no
+   * overhead, since kube-apiserver refuses to create such pods. Without it (manifests for {@code
+   * karpenter plan}, which may leave a class out) such pods are planned as they are, with a warning.
+   */
+  public SnapshotBuilder allRuntimeClassesKnown() {
+    this.allRuntimeClassesKnown = true;
     return this;
   }
 
@@ -145,6 +165,7 @@ public final class SnapshotBuilder {
       case StorageClass storageClass -> storageClasses.add(new Sourced<>(storageClass, origin));
       case Service service -> spreadSelectors.addService(service);
       case CSINode csiNode -> volumeLimits.put(csiNode.getMetadata().getName(), volumeLimits(csiNode));
+      case RuntimeClass runtimeClass -> runtimeClasses.put(runtimeClass.getMetadata().getName(), runtimeClass);
       case ReplicationController controller -> spreadSelectors.addController(controller, origin);
       case PodDisruptionBudget ignored -> {
         // disruption budgets matter to consolidation, not to a provisioning pass
@@ -173,6 +194,8 @@ public final class SnapshotBuilder {
   /** Converts everything added so far. */
   public ClusterSnapshot build() {
     VolumeTopology volumeTopology = VolumeConverter.convert(volumes, claims, storageClasses);
+    RuntimeClassAdmission admission = new RuntimeClassAdmission(runtimeClasses, allRuntimeClassesKnown);
+    Set<String> warnings = new LinkedHashSet<>();
     Map<String, List<sh.karpenter.core.pod.Pod>> boundByNode = new HashMap<>();
     List<sh.karpenter.core.pod.Pod> pending = new ArrayList<>();
     List<PodError> rejected = new ArrayList<>();
@@ -184,11 +207,16 @@ public final class SnapshotBuilder {
         continue;
       }
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-      sh.karpenter.core.pod.Pod converted = PodConverter.convert(pod, sourced.origin(), sourced.specField());
+      RuntimeClassAdmission.Admitted admitted = admission.admit(pod.getSpec());
+      if (admitted.warning() != null) {
+        warnings.add(sourced.origin() + ": " + sourced.specField() + ".runtimeClassName: " + admitted.warning());
+      }
+      sh.karpenter.core.pod.Pod converted =
+          PodConverter.convert(pod.getMetadata(), admitted.spec(), sourced.origin(), sourced.specField());
       if (nodeName != null && !nodeName.isEmpty()) {
         boundByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(converted);
       } else if (provisionable(pod)) {
-        String rejection = rejection(pod, converted, volumeTopology);
+        String rejection = admitted.rejection() != null ? admitted.rejection() : rejection(pod, converted, volumeTopology);
         if (rejection == null) {
           pending.add(defaultConstraints.appliesTo(converted) ? defaultConstraints.apply(converted, spreadSelectors.selectorFor(pod)) : converted);
         } else {
@@ -270,10 +298,7 @@ public final class SnapshotBuilder {
       }
     }
 
-    List<sh.karpenter.core.pod.Pod> daemonSetPods = new ArrayList<>();
-    for (Sourced<DaemonSet> sourced : daemonSets) {
-      daemonSetPods.add(daemonSetPod(sourced.object(), sourced.origin()));
-    }
+    List<sh.karpenter.core.pod.Pod> daemonSetPods = daemonSetPods(admission, warnings);
     return new ClusterSnapshot(
         List.copyOf(templates),
         List.copyOf(existing),
@@ -281,7 +306,36 @@ public final class SnapshotBuilder {
         List.copyOf(rejected),
         List.copyOf(daemonSetPods),
         volumeTopology,
-        namespaceLabels);
+        namespaceLabels,
+        List.copyOf(warnings));
+  }
+
+  /**
+   * One pod per DaemonSet ({@link DaemonSetPods}), admitted like any pod. A DaemonSet whose pods
+   * kube-apiserver would refuse (its template names a RuntimeClass that does not exist, or conflicts
+   * with it) runs no pod on a new node and adds nothing.
+   */
+  private List<sh.karpenter.core.pod.Pod> daemonSetPods(RuntimeClassAdmission admission, Set<String> warnings) {
+    List<DaemonSetPods.Candidate> candidates = new ArrayList<>(pods.size());
+    for (SourcedPod sourced : pods) {
+      if (sourced.specField().equals("spec")) {
+        candidates.add(new DaemonSetPods.Candidate(sourced.pod(), sourced.origin()));
+      }
+    }
+    List<sh.karpenter.core.pod.Pod> converted = new ArrayList<>(daemonSets.size());
+    for (DaemonSetPods.Chosen chosen : DaemonSetPods.choose(daemonSets, candidates)) {
+      RuntimeClassAdmission.Admitted admitted = admission.admit(chosen.pod().getSpec());
+      String field = chosen.specField() + ".runtimeClassName: ";
+      if (admitted.warning() != null) {
+        warnings.add(chosen.origin() + ": " + field + admitted.warning());
+      }
+      if (admitted.rejection() != null && chosen.fromTemplate()) {
+        warnings.add(chosen.origin() + ": " + field + admitted.rejection() + "; the DaemonSet adds no overhead to new nodes");
+        continue;
+      }
+      converted.add(PodConverter.convert(chosen.pod().getMetadata(), admitted.spec(), chosen.origin(), chosen.specField()));
+    }
+    return converted;
   }
 
   /** The instance types of the named pool (looked up once per build), or none when the pool was not added. */
@@ -310,28 +364,6 @@ public final class SnapshotBuilder {
       }
     }
     return limits;
-  }
-
-  /** The pod a DaemonSet would run on a new node, from its template. */
-  private static sh.karpenter.core.pod.Pod daemonSetPod(DaemonSet daemonSet, String origin) {
-    var meta = daemonSet.getMetadata();
-    var template = daemonSet.getSpec() == null ? null : daemonSet.getSpec().getTemplate();
-    if (template == null) {
-      throw new SnapshotInputException(origin, "spec.template", "required");
-    }
-    var podMeta =
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder(template.getMetadata() == null ? new io.fabric8.kubernetes.api.model.ObjectMeta() : template.getMetadata())
-            .withName(meta.getName())
-            .withNamespace(meta.getNamespace() == null ? "default" : meta.getNamespace())
-            .withUid(WorkloadPods.uid("DaemonSet", meta.getNamespace(), meta.getName(), 0))
-            .withOwnerReferences(
-                new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
-                    .withKind("DaemonSet")
-                    .withName(meta.getName())
-                    .withController(true)
-                    .build())
-            .build();
-    return PodConverter.convert(podMeta, template.getSpec() == null ? new PodSpec() : template.getSpec(), origin, "spec.template.spec");
   }
 
   private static boolean finished(Pod pod) {

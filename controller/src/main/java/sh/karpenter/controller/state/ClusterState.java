@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Clock;
 import java.time.Duration;
@@ -166,8 +167,10 @@ public final class ClusterState {
   /**
    * The input of one provisioning pass. Pending pods are those kube-scheduler marked Unschedulable
    * (plus the reschedulable pods of nodes being deleted); nodes and NodeClaims being deleted or marked
-   * for deletion are left out; in-flight NodeClaims appear as uninitialized nodes. Objects that
-   * cannot be converted are left out and listed in {@link StateSnapshot#invalid()}.
+   * for deletion are left out; in-flight NodeClaims appear as uninitialized nodes. Every pod a
+   * DaemonSet controls is read, wherever it runs, since the newest one gives the DaemonSet's overhead
+   * on new nodes; every RuntimeClass is read, and a pending pod naming one that does not exist is
+   * rejected. Objects that cannot be converted are left out and listed in {@link StateSnapshot#invalid()}.
    */
   public StateSnapshot provisioningSnapshot() {
     return snapshot(listing());
@@ -256,6 +259,8 @@ public final class ClusterState {
         if (unschedulable(pod)) {
           inputs.add(new Input(pod, origin));
           podObjects.put(key(pod), pod);
+        } else if (daemonSetPod(pod)) {
+          inputs.add(new Input(pod, origin)); // a candidate for its DaemonSet's overhead only
         }
       } else if (deletingNodes.contains(nodeName)) {
         if (budgets == null) {
@@ -264,6 +269,8 @@ public final class ClusterState {
         if (reschedulable(pod) && !doNotDisrupt(pod, now) && !budgets.blocksEviction(pod)) {
           inputs.add(new Input(asPending(pod), origin));
           podObjects.put(key(pod), pod);
+        } else if (daemonSetPod(pod)) {
+          inputs.add(new Input(pod, origin)); // its node is left out; a candidate for its DaemonSet's overhead only
         }
       } else {
         inputs.add(new Input(pod, origin));
@@ -276,6 +283,7 @@ public final class ClusterState {
     informers.storageClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "StorageClass " + key(o))));
     informers.namespaces().getStore().list().forEach(o -> inputs.add(new Input(o, "Namespace " + key(o))));
     informers.services().getStore().list().forEach(o -> inputs.add(new Input(o, "Service " + key(o))));
+    informers.runtimeClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "RuntimeClass " + o.getMetadata().getName())));
 
     Function<NodePool, List<InstanceType>> memoized = memoizedInstanceTypes();
     Map<String, Resources> usage = usage(nodes, claims, pools, memoized);
@@ -299,7 +307,7 @@ public final class ClusterState {
       List<Input> inputs, Map<String, Resources> usage, Function<NodePool, List<InstanceType>> types, List<StateSnapshot.InvalidObject> invalid) {
     List<Input> remaining = new ArrayList<>(inputs);
     while (true) {
-      SnapshotBuilder builder = new SnapshotBuilder(types).defaultConstraints(defaultConstraints).nodePoolUsage(usage);
+      SnapshotBuilder builder = new SnapshotBuilder(types).defaultConstraints(defaultConstraints).nodePoolUsage(usage).allRuntimeClassesKnown();
       try {
         for (Input input : remaining) {
           if (input.object() instanceof NodeClaim claim) {
@@ -345,6 +353,7 @@ public final class ClusterState {
         claimByProviderId.put(providerId, claim);
       }
     }
+    List<RuntimeClass> runtimeClasses = informers.runtimeClasses().getStore().list();
     Map<String, List<Pod>> podsByNode = new HashMap<>();
     for (Pod pod : listing.pods()) {
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
@@ -358,7 +367,7 @@ public final class ClusterState {
       String providerId = providerId(node);
       NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
       List<Pod> pods = podsByNode.getOrDefault(name, List.of());
-      ExistingNode existing = converted.containsKey(name) ? converted.get(name) : convertLeftOut(node, claim, pods);
+      ExistingNode existing = converted.containsKey(name) ? converted.get(name) : convertLeftOut(node, claim, pods, runtimeClasses);
       if (existing == null) {
         continue;
       }
@@ -380,7 +389,7 @@ public final class ClusterState {
    * A Node the provisioning snapshot left out (being deleted or marked for deletion), converted by
    * the same builder as if it were live; null when it cannot be converted.
    */
-  private static ExistingNode convertLeftOut(Node node, NodeClaim claim, List<Pod> pods) {
+  private static ExistingNode convertLeftOut(Node node, NodeClaim claim, List<Pod> pods, List<RuntimeClass> runtimeClasses) {
     String name = node.getMetadata().getName();
     Node live = deleting(node) ? new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build() : node;
     SnapshotBuilder builder = new SnapshotBuilder(pool -> List.of());
@@ -390,6 +399,7 @@ public final class ClusterState {
         builder.addNodeClaim(claim, "NodeClaim " + claim.getMetadata().getName());
       }
       pods.forEach(pod -> builder.add(pod, "Pod " + key(pod)));
+      runtimeClasses.forEach(runtimeClass -> builder.add(runtimeClass, "RuntimeClass " + runtimeClass.getMetadata().getName()));
       return builder.build().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
     } catch (SnapshotInputException e) {
       LOG.warn("leaving an invalid node out of disruption: {}", e.getMessage());
@@ -626,6 +636,12 @@ public final class ClusterState {
     boolean statefulSet = owners.stream().anyMatch(o -> "StatefulSet".equals(o.getKind()));
     boolean daemonSet = owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
     return (pod.getMetadata().getDeletionTimestamp() == null || statefulSet) && !daemonSet && !mirror(pod);
+  }
+
+  /** Controlled by a DaemonSet: the pods whose newest one gives the DaemonSet's overhead on new nodes. */
+  private static boolean daemonSetPod(Pod pod) {
+    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
+    return owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) && Boolean.TRUE.equals(o.getController()));
   }
 
   /** A static pod's mirror: owned by its Node, or annotated {@code kubernetes.io/config.mirror}. */

@@ -84,4 +84,23 @@ class NodeConverterTest {
     assertThatThrownBy(() -> NodeConverter.convert(node("metadata: {name: n}\nstatus: {allocatable: {memory: lots}}\n"), List.of(), ORIGIN))
         .hasMessageStartingWith(ORIGIN + ": status.allocatable.memory: invalid quantity \"lots\"");
   }
+
+  /** kube-scheduler's NodeUnschedulable filter: a cordoned node carries the taint tolerating pods get past. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+    "cordoned, not tainted yet           | {name: n}                                          | {unschedulable: true}",
+    "cordoned and tainted                | {name: n}                                          | {unschedulable: true, taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]}",
+    "cordoned registering Karpenter node | {name: n, labels: {karpenter.sh/nodepool: default}} | {unschedulable: true}",
+  })
+  void aCordonedNodeCarriesTheUnschedulableTaintOnce(String description, String metadata, String spec) {
+    Node node = node("metadata: " + metadata + "\nspec: " + spec + "\n");
+
+    assertThat(NodeConverter.convert(node, List.of(), ORIGIN).taints())
+        .containsExactly(Taint.of("node.kubernetes.io/unschedulable", Taint.Effect.NoSchedule));
+  }
+
+  @Test
+  void anUncordonedNodeGetsNoUnschedulableTaint() {
+    assertThat(NodeConverter.convert(node("metadata: {name: n}\nspec: {unschedulable: false}\n"), List.of(), ORIGIN).taints()).isEmpty();
+  }
 }

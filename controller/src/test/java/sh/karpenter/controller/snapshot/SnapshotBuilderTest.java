@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.List;
@@ -234,5 +235,141 @@ class SnapshotBuilderTest {
 
     assertThat(snapshot.rejectedPods()).extracting(PodError::reason).isEmpty();
     assertThat(snapshot.pendingPods()).extracting(sh.karpenter.core.pod.Pod::persistentVolumeClaims).containsExactly(List.of("data"));
+  }
+
+  private static final String AGENT = """
+      apiVersion: apps/v1
+      kind: DaemonSet
+      metadata: {name: agent, namespace: kube-system, uid: ds-uid}
+      spec:
+        selector: {matchLabels: {app: agent}}
+        template:
+          metadata: {labels: {app: agent}}
+          spec:
+            affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+              {matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]}]}}}
+            containers: [{name: c, resources: {requests: {cpu: "4"}}}]
+      """;
+
+  /** A pod of DaemonSet {@code agent} as its controller creates it: pinned to its node with matchFields. */
+  private static String agentPod(String name, String ownerUid, String created, String cpu, String nodeName) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: %s
+          namespace: kube-system
+          creationTimestamp: "%s"
+          ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: %s, controller: true}]
+        spec:
+          %s
+          affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+            {matchFields: [{key: metadata.name, operator: In, values: [node-1]}]}]}}}
+          containers: [{name: c, resources: {requests: {cpu: "%s"}}}]
+        """.formatted(name, created, ownerUid, nodeName == null ? "" : "nodeName: " + nodeName, cpu);
+  }
+
+  @Test
+  void aDaemonSetContributesItsNewestPodWhoseRequestsAdmissionMayHaveChanged() {
+    add(DaemonSet.class, AGENT);
+    add(Pod.class, agentPod("agent-old", "ds-uid", "2026-01-01T00:00:00Z", "1", "node-1"));
+    add(Pod.class, agentPod("agent-new", "ds-uid", "2026-01-02T00:00:00Z", "2", null));
+    add(Pod.class, agentPod("agent-same-time", "ds-uid", "2026-01-02T00:00:00Z", "3", "node-2"));
+    add(Pod.class, agentPod("other-agent", "other-uid", "2026-02-01T00:00:00Z", "5", "node-1"));
+
+    assertThat(builder.build().daemonSetPods()).singleElement().satisfies(pod -> {
+      assertThat(pod.name()).isEqualTo("agent-new");
+      assertThat(pod.requests().toQuantities()).containsEntry("cpu", "2");
+      assertThat(pod.requiredNodeAffinityTerms()).as("the template's required node affinity, not the controller's matchFields")
+          .singleElement().satisfies(term -> assertThat(term.get("kubernetes.io/arch").values()).containsExactly("amd64"));
+    });
+  }
+
+  @Test
+  void aDaemonSetWithoutPodsFallsBackToItsTemplate() {
+    add(DaemonSet.class, AGENT);
+    add(Pod.class, agentPod("not-its-pod", "other-uid", "2026-01-01T00:00:00Z", "1", "node-1"));
+
+    assertThat(builder.build().daemonSetPods()).singleElement().satisfies(pod -> {
+      assertThat(pod.name()).isEqualTo("agent");
+      assertThat(pod.requests().toQuantities()).containsEntry("cpu", "4");
+    });
+  }
+
+  @Test
+  void aDaemonSetWithoutUidIsMatchedByName() {
+    add(DaemonSet.class, AGENT.replace(", uid: ds-uid", ""));
+    add(Pod.class, agentPod("agent-x", "ds-uid", "2026-01-01T00:00:00Z", "2", "node-1"));
+    add(Pod.class, agentPod("agent-y", "null", "2026-01-02T00:00:00Z", "2", "node-2"));
+
+    assertThat(builder.build().daemonSetPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("agent-y");
+  }
+
+  private static final String KATA = """
+      apiVersion: node.k8s.io/v1
+      kind: RuntimeClass
+      metadata: {name: kata}
+      handler: kata
+      overhead: {podFixed: {cpu: 250m}}
+      scheduling: {nodeSelector: {sandbox: kata}, tolerations: [{key: sandbox, operator: Exists}]}
+      """;
+
+  @Test
+  void podsAndTemplatesNamingARuntimeClassGetItsOverheadAndScheduling() {
+    add(RuntimeClass.class, KATA);
+    add(Deployment.class, """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: sandboxed, namespace: team}
+        spec:
+          replicas: 1
+          template:
+            metadata: {labels: {app: s}}
+            spec: {runtimeClassName: kata, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+        """);
+    add(DaemonSet.class, AGENT.replace("containers:", "runtimeClassName: kata\n      containers:"));
+
+    ClusterSnapshot snapshot = builder.build();
+
+    assertThat(snapshot.pendingPods()).singleElement().satisfies(pod -> {
+      assertThat(pod.requests().toQuantities()).containsEntry("cpu", "1250m");
+      assertThat(pod.nodeSelector()).containsEntry("sandbox", "kata");
+      assertThat(pod.tolerations()).extracting(t -> t.key()).containsExactly("sandbox");
+    });
+    assertThat(snapshot.daemonSetPods()).singleElement().satisfies(pod -> assertThat(pod.requests().toQuantities()).containsEntry("cpu", "4250m"));
+    assertThat(snapshot.warnings()).isEmpty();
+  }
+
+  @Test
+  void aMissingRuntimeClassIsAWarningInAPlan() {
+    add(Pod.class, pod("sandboxed", "runtimeClassName: gvisor\ncontainers: [{name: c}]"));
+    add(DaemonSet.class, AGENT.replace("containers:", "runtimeClassName: gvisor\n      containers:"));
+
+    ClusterSnapshot snapshot = builder.build();
+
+    assertThat(snapshot.pendingPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactly("sandboxed");
+    assertThat(snapshot.daemonSetPods()).hasSize(1);
+    assertThat(snapshot.warnings()).containsExactly(
+        "snapshot.yaml, document 1: spec.runtimeClassName: RuntimeClass \"gvisor\" is not among the manifests; its overhead, nodeSelector and tolerations are not applied",
+        "snapshot.yaml, document 2: spec.template.spec.runtimeClassName: RuntimeClass \"gvisor\" is not among the manifests; its overhead, nodeSelector and tolerations are not applied");
+  }
+
+  @Test
+  void withAllRuntimeClassesKnownAPodNamingAMissingOneIsRejectedAndADaemonSetAddsNothing() {
+    builder.allRuntimeClassesKnown();
+    add(Node.class, "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nstatus: {allocatable: {cpu: \"4\"}}\n");
+    add(Pod.class, pod("sandboxed", "runtimeClassName: gvisor\ncontainers: [{name: c}]"));
+    add(Pod.class, pod("running", "runtimeClassName: gvisor\nnodeName: node-1\ncontainers: [{name: c}]"));
+    add(DaemonSet.class, AGENT.replace("containers:", "runtimeClassName: gvisor\n      containers:"));
+
+    ClusterSnapshot snapshot = builder.build();
+
+    assertThat(snapshot.pendingPods()).isEmpty();
+    assertThat(snapshot.rejectedPods()).singleElement().satisfies(error -> {
+      assertThat(error.pod().name()).isEqualTo("sandboxed");
+      assertThat(error.reason()).startsWith("RuntimeClass \"gvisor\" not found");
+    });
+    assertThat(snapshot.nodes().getFirst().pods()).as("a running pod is taken as it is").extracting(sh.karpenter.core.pod.Pod::name).containsExactly("running");
+    assertThat(snapshot.daemonSetPods()).isEmpty();
   }
 }

@@ -26,7 +26,9 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.topology.Topology;
 import sh.karpenter.core.topology.TopologyDomains;
 import sh.karpenter.core.volume.VolumeTopology;
+import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.wellknown.Labels;
+import sh.karpenter.core.wellknown.TaintKeys;
 
 /**
  * Karpenter's provisioning scheduler (upstream pkg/controllers/provisioning/scheduling): places
@@ -65,6 +67,11 @@ public final class Scheduler {
   public Scheduler(SchedulingInput input, SchedulerCache cache) {
     this.input = input;
     this.cache = cache;
+  }
+
+  /** The taint of a cordoned node. */
+  private static boolean isCordon(Taint taint) {
+    return taint.key().equals(TaintKeys.NODE_UNSCHEDULABLE) && taint.effect() == Taint.Effect.NoSchedule;
   }
 
   /** Runs one scheduling pass over the input. */
@@ -537,21 +544,31 @@ public final class Scheduler {
       return candidates;
     }
 
-    /** Reruns the NodePool attempts, collecting why each refused the pod. */
+    /**
+     * Reruns the NodePool attempts, collecting why each refused the pod. A NodePool that cannot offer
+     * the zone a volume of the pod is in (or may be provisioned in) is refused for that reason; cordoned
+     * existing nodes the pod would fit but for the cordon come first.
+     */
     private String explain(SchedulingPod pod, List<Requirements> alternatives) {
+      String cordoned = cordonedNodesThatWouldFit(pod, alternatives);
+      String prefix = cordoned == null ? "" : cordoned + "; ";
       if (templates.isEmpty()) {
-        return nodes.isEmpty() ? "no NodePool can launch nodes" : "no existing node fits and no NodePool can launch nodes";
+        return prefix + (nodes.isEmpty() ? "no NodePool can launch nodes" : "no existing node fits and no NodePool can launch nodes");
       }
-      StringBuilder reasons = new StringBuilder();
+      StringBuilder reasons = new StringBuilder(prefix);
+      List<VolumeTopology.ZoneConstraint> volumeZones = volumes.zoneConstraints(pod.pod);
+      boolean first = true;
       for (TemplateIndex template : templates) {
         StringBuilder why = new StringBuilder();
         if (tryNewClaim(template, pod, alternatives, why)) {
           return null; // unreachable: the same attempt just failed
         }
-        if (!reasons.isEmpty()) {
+        String volumeZone = volumeZoneNotOffered(template, volumeZones);
+        if (!first) {
           reasons.append("; ");
         }
-        reasons.append("incompatible with nodepool \"").append(template).append("\": ").append(why);
+        first = false;
+        reasons.append("incompatible with nodepool \"").append(template).append("\": ").append(volumeZone != null ? volumeZone : why);
         if (reservedOfferingError) {
           break;
         }
@@ -559,17 +576,86 @@ public final class Scheduler {
       return reasons.toString();
     }
 
+    /**
+     * Names the first volume of the pod that is in (or can only be provisioned in) zones none of the
+     * NodePool's available offerings is in, or null when there is none.
+     */
+    private String volumeZoneNotOffered(TemplateIndex template, List<VolumeTopology.ZoneConstraint> volumeZones) {
+      if (volumeZones.isEmpty()) {
+        return null;
+      }
+      java.util.SortedSet<String> offered = new java.util.TreeSet<>();
+      for (int t = Bits.next(template.launchable, 0); t >= 0; t = Bits.next(template.launchable, t + 1)) {
+        for (Offering offering : template.types[t].offerings()) {
+          if (offering.available() && offering.zone() != null && offering.isCompatible(template.requirements)) {
+            offered.add(offering.zone());
+          }
+        }
+      }
+      for (VolumeTopology.ZoneConstraint volume : volumeZones) {
+        if (java.util.Collections.disjoint(volume.zones(), offered)) {
+          String zones = (volume.zones().size() == 1 ? "zone " : "zones ") + String.join(", ", volume.zones());
+          String where = volume.bound() ? "is in " + zones : "can only be provisioned in " + zones + " (" + volume.source() + " allowedTopologies)";
+          return "volume pvc \"" + volume.claim() + "\" " + where + ", which nodepool \"" + template + "\" does not offer (zones: "
+              + (offered.isEmpty() ? "none" : String.join(", ", offered)) + ")";
+        }
+      }
+      return null;
+    }
+
+    /**
+     * {@code existing node "x" would fit the pod but is cordoned} for the cordoned nodes ({@code
+     * node.kubernetes.io/unschedulable:NoSchedule}) the pod would fit without the cordon, or null.
+     */
+    private String cordonedNodesThatWouldFit(SchedulingPod pod, List<Requirements> alternatives) {
+      List<String> names = new ArrayList<>();
+      for (NodeSlot node : nodes) {
+        if (!cordoned(node.node)) {
+          continue;
+        }
+        List<Taint> uncordoned = new ArrayList<>(node.node.taints());
+        uncordoned.removeIf(Scheduler::isCordon);
+        if (fit(node, pod, alternatives, uncordoned) != null) {
+          names.add("\"" + node.node.name() + "\"");
+        }
+      }
+      if (names.isEmpty()) {
+        return null;
+      }
+      return names.size() == 1
+          ? "existing node " + names.getFirst() + " would fit the pod but is cordoned (spec.unschedulable)"
+          : "existing nodes " + String.join(", ", names) + " would fit the pod but are cordoned (spec.unschedulable)";
+    }
+
     private boolean tryNode(NodeSlot node, SchedulingPod pod, List<Requirements> alternatives) {
+      Requirements candidate = fit(node, pod, alternatives, node.node.taints());
+      if (candidate == null) {
+        return false;
+      }
+      node.add(pod);
+      if (!node.node.volumeLimits().isEmpty()) {
+        node.attach(csiVolumes(pod));
+      }
+      topology.record(pod.pod, candidate, node.node.taints(), Set.of());
+      return true;
+    }
+
+    /**
+     * The node's requirements narrowed by the pod, its volumes and its topology when the pod fits the
+     * node with these taints (room, taints, CSI volume limits, host ports, requirements, topology), else
+     * null. Changes nothing.
+     */
+    private Requirements fit(NodeSlot node, SchedulingPod pod, List<Requirements> alternatives, List<Taint> taints) {
       if (!node.hasRoomFor(pod.requests)
-          || pod.untolerated(node.node.taints()) != null
+          || pod.untolerated(taints) != null
           || (!node.node.volumeLimits().isEmpty() && !node.volumesFit(csiVolumes(pod)))
           || conflicts(node.hostPorts, pod.hostPorts)) {
-        return false;
+        return null;
       }
       Requirements requirements = node.requirements;
       if (!pod.requirements.isEmpty()) {
         if (!requirements.isCompatible(pod.requirements, Set.of())) {
-          return false;
+          return null;
         }
         requirements = requirements.copy().add(pod.requirements);
       }
@@ -591,14 +677,9 @@ public final class Scheduler {
           }
           candidate = candidate.copy().add(outcome.requirements());
         }
-        node.add(pod);
-        if (!node.node.volumeLimits().isEmpty()) {
-          node.attach(csiVolumes(pod));
-        }
-        topology.record(pod.pod, candidate, node.node.taints(), Set.of());
-        return true;
+        return candidate;
       }
-      return false;
+      return null;
     }
 
     /**
@@ -822,6 +903,10 @@ public final class Scheduler {
         }
         return "no instance type with an available offering satisfies " + String.join(", ", parts);
       }
+      String hostPorts = daemonSetHostPortConflict(template, candidates, pod);
+      if (hostPorts != null) {
+        return hostPorts;
+      }
       long[] smallest = null;
       for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
         if (smallest == null || lessThan(group.overhead(), smallest)) {
@@ -850,6 +935,57 @@ public final class Scheduler {
         return s.append(" (no single instance type has room in every dimension, or daemonset host ports conflict)").toString();
       }
       return s.append(" (largest allocatable: ").append(String.join(", ", exceeded)).append(')').toString();
+    }
+
+    /**
+     * {@code host port 8080/TCP is already used by daemonset "ns/name", ...} when every DaemonSet group
+     * of the candidate types has a DaemonSet pod binding one of the pod's host ports, else null.
+     */
+    private static String daemonSetHostPortConflict(TemplateIndex template, long[] candidates, SchedulingPod pod) {
+      if (pod.hostPorts.isEmpty()) {
+        return null;
+      }
+      Map<String, String> users = new java.util.TreeMap<>();
+      for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+        if (!Bits.intersects(group.types(), candidates)) {
+          continue;
+        }
+        boolean conflict = false;
+        for (Pod daemon : group.daemons()) {
+          for (HostPort port : pod.hostPorts) {
+            for (HostPort used : daemon.hostPorts()) {
+              if (port.conflicts(used)) {
+                conflict = true;
+                users.putIfAbsent(describe(port), "daemonset \"" + daemon.namespace() + "/" + (daemon.ownerName() != null ? daemon.ownerName() : daemon.name()) + "\"");
+              }
+            }
+          }
+        }
+        if (!conflict) {
+          return null;
+        }
+      }
+      if (users.isEmpty()) {
+        return null;
+      }
+      List<String> parts = new ArrayList<>();
+      users.forEach((port, user) -> parts.add(port + " is already used by " + user));
+      return "host port " + String.join(", host port ", parts) + ", whose pod runs on every node this nodepool would launch for the pod";
+    }
+
+    /** {@code 8080/TCP}, or {@code 10.0.0.1:8080/TCP} when bound to one address. */
+    private static String describe(HostPort port) {
+      return (port.isUnspecified() ? "" : port.ip() + ":") + port.port() + "/" + port.protocol();
+    }
+
+    /** A cordoned node carries {@code node.kubernetes.io/unschedulable:NoSchedule} (see {@code TaintKeys}). */
+    private static boolean cordoned(ExistingNode node) {
+      for (Taint taint : node.taints()) {
+        if (isCordon(taint)) {
+          return true;
+        }
+      }
+      return false;
     }
 
     private static boolean lessThan(long[] a, long[] b) {

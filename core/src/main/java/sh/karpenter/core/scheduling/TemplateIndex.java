@@ -66,8 +66,8 @@ final class TemplateIndex {
     }
   }
 
-  /** DaemonSet pods that all land on the same instance types, and what they add to a node. */
-  record DaemonGroup(long[] types, long[] overhead, List<sh.karpenter.core.pod.HostPort> hostPorts) {}
+  /** DaemonSet pods ({@code daemons}) that all land on the same instance types, and what they add to a node. */
+  record DaemonGroup(long[] types, long[] overhead, List<sh.karpenter.core.pod.HostPort> hostPorts, List<sh.karpenter.core.pod.Pod> daemons) {}
 
   /**
    * @param daemonSetPods one pod per DaemonSet; grouped per instance type by which of them would run there
@@ -177,17 +177,19 @@ final class TemplateIndex {
     typesByDaemons.forEach((daemons, mask) -> {
       long[] overhead = new long[dimensions];
       List<sh.karpenter.core.pod.HostPort> ports = new ArrayList<>();
+      List<sh.karpenter.core.pod.Pod> members = new ArrayList<>();
       for (int i = daemons.nextSetBit(0); i >= 0; i = daemons.nextSetBit(i + 1)) {
         SchedulingPod daemon = daemonSetPods.get(i);
         for (int d = 0; d < dimensions; d++) {
           overhead[d] += daemon.requests[d];
         }
         ports.addAll(daemon.hostPorts);
+        members.add(daemon.pod);
       }
-      groups.add(new DaemonGroup(mask, overhead, List.copyOf(ports)));
+      groups.add(new DaemonGroup(mask, overhead, List.copyOf(ports), List.copyOf(members)));
     });
     if (groups.isEmpty()) {
-      groups.add(new DaemonGroup(Bits.all(types.length), new long[dimensions], List.of()));
+      groups.add(new DaemonGroup(Bits.all(types.length), new long[dimensions], List.of(), List.of()));
     }
     return List.copyOf(groups);
   }

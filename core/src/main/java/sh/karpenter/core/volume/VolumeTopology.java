@@ -2,13 +2,16 @@ package sh.karpenter.core.volume;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.wellknown.Labels;
 
@@ -65,6 +68,48 @@ public final class VolumeTopology {
       alternatives = combined;
     }
     return alternatives;
+  }
+
+  /**
+   * A zone restriction one of a pod's claims imposes, for explanations.
+   *
+   * @param claim the claim, {@code namespace/name}
+   * @param source what restricts it: {@code persistentvolume "<name>"} for a bound claim, {@code
+   *     storageclass "<name>"} for one its class will provision
+   * @param bound true when the volume exists (it is in these zones); false when it is still to be
+   *     provisioned (it can only be provisioned in them)
+   * @param zones the zones allowed (sorted)
+   */
+  public record ZoneConstraint(String claim, String source, boolean bound, SortedSet<String> zones) {}
+
+  /**
+   * The claims of the pod whose volume topology allows only some zones: each of its alternatives
+   * names the zone key with an {@code In} requirement. Claims without such a restriction are left out.
+   */
+  public List<ZoneConstraint> zoneConstraints(Pod pod) {
+    List<ZoneConstraint> constraints = new ArrayList<>();
+    for (String claimName : pod.persistentVolumeClaims()) {
+      PersistentVolumeClaim claim = claim(pod, claimName);
+      List<Requirements> terms = termsFor(claim);
+      if (terms.isEmpty()) {
+        continue;
+      }
+      SortedSet<String> zones = new TreeSet<>();
+      boolean restricted = true;
+      for (Requirements term : terms) {
+        Requirement zone = term.has(Labels.ZONE) ? term.get(Labels.ZONE) : null;
+        if (zone == null || zone.complement()) {
+          restricted = false;
+          break;
+        }
+        zones.addAll(zone.values());
+      }
+      if (restricted) {
+        String source = claim.bound() ? "persistentvolume \"" + claim.volumeName() + "\"" : "storageclass \"" + claim.storageClassName() + "\"";
+        constraints.add(new ZoneConstraint(claim.key(), source, claim.bound(), Collections.unmodifiableSortedSet(zones)));
+      }
+    }
+    return constraints;
   }
 
   private List<Requirements> termsFor(PersistentVolumeClaim claim) {

@@ -19,6 +19,12 @@ public final class TaintKeys {
   public static final String NODE_NOT_READY = "node.kubernetes.io/not-ready";
   public static final String NODE_UNREACHABLE = "node.kubernetes.io/unreachable";
   public static final String NODE_UNINITIALIZED = "node.cloudprovider.kubernetes.io/uninitialized";
+  /**
+   * {@code node.kubernetes.io/unschedulable:NoSchedule}: the node is cordoned ({@code
+   * spec.unschedulable}). The node lifecycle controller adds it; kube-scheduler's NodeUnschedulable
+   * filter lets only pods that tolerate it onto a cordoned node.
+   */
+  public static final String NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
   /** Any taint with this key prefix is ephemeral too. */
   public static final String READINESS_PREFIX = "readiness.k8s.io/";
 

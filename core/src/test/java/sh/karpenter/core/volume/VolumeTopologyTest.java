@@ -96,4 +96,14 @@ class VolumeTopologyTest {
                 "efs.csi.aws.com", Set.of("default/bound-anywhere")));
     assertThat(VOLUMES.csiVolumes(pod())).isEmpty();
   }
+
+  @Test
+  void zoneConstraintsNameEachClaimThatAllowsOnlySomeZones() {
+    assertThat(VOLUMES.zoneConstraints(pod("bound-zone-1", "bound-two-zones", "bound-local", "unbound-gp3", "bound-anywhere", "unbound-no-class", "absent")))
+        .containsExactly(
+            new VolumeTopology.ZoneConstraint("default/bound-zone-1", "persistentvolume \"pv-zone-1\"", true, new java.util.TreeSet<>(Set.of("zone-1"))),
+            new VolumeTopology.ZoneConstraint("default/bound-two-zones", "persistentvolume \"pv-two-zones\"", true, new java.util.TreeSet<>(Set.of("zone-1", "zone-2"))),
+            new VolumeTopology.ZoneConstraint("default/bound-local", "persistentvolume \"pv-local\"", true, new java.util.TreeSet<>(Set.of("zone-3"))),
+            new VolumeTopology.ZoneConstraint("default/unbound-gp3", "storageclass \"gp3\"", false, new java.util.TreeSet<>(Set.of("zone-2", "zone-3"))));
+  }
 }

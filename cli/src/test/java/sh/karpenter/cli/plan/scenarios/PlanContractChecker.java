@@ -34,6 +34,9 @@ final class PlanContractChecker {
   private static final BigDecimal THOUSAND = BigDecimal.valueOf(1000);
   private static final String POD_KEY = "[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?";
   private static final Map<String, InstanceType> CATALOGUE = new HashMap<>();
+  /** What kube-scheduler's NodeUnschedulable filter lets past: pods tolerating this taint. */
+  private static final JsonNode CORDON =
+      new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("key", "node.kubernetes.io/unschedulable").put("effect", "NoSchedule");
   private static final Set<String> CATALOGUE_ZONES = new TreeSet<>();
 
   static {
@@ -183,8 +186,7 @@ final class PlanContractChecker {
     }
 
     Map<String, BigDecimal> used = new TreeMap<>();
-    for (JsonNode daemonSet : snapshot.daemonSets) {
-      JsonNode spec = daemonSet.at("/spec/template/spec");
+    for (JsonNode spec : snapshot.daemonSetPodSpecs) {
       if (!KubeMatching.anyRepels(taints, spec) && KubeMatching.podFitsNodeLabels(spec, labels)) {
         KubeMatching.requests(spec).forEach((r, a) -> used.merge(r, a, BigDecimal::add));
       }
@@ -324,9 +326,13 @@ final class PlanContractChecker {
     for (ScenarioPod bound : snapshot.boundTo(name)) {
       KubeMatching.requests(bound.spec()).forEach((r, a) -> used.merge(r, a, BigDecimal::add));
     }
+    boolean cordoned = node.at("/spec/unschedulable").asBoolean(false);
     for (ScenarioPod pod : podsOf(entry)) {
       world.add(new Placement(pod, name, labels, true));
       checkPodOnNode(pod, name, labels, taints);
+      if (cordoned && KubeMatching.repels(CORDON, pod.spec())) {
+        violation(pod.key() + " on " + name + ": the node is cordoned (spec.unschedulable) and the pod does not tolerate " + CORDON);
+      }
       KubeMatching.requests(pod.spec()).forEach((r, a) -> used.merge(r, a, BigDecimal::add));
     }
     checkFits(name, used, KubeMatching.quantities(node.at("/status/allocatable")));

@@ -33,6 +33,32 @@ class PlanContractCheckerScenarioTest {
   }
 
   @Test
+  void podOnACordonedNode() {
+    ScenarioPlan cordoned = ScenarioPlan.ofResources("cordoned-nodes.yaml");
+    ObjectNode broken = cordoned.json.deepCopy();
+    ObjectNode claim = (ObjectNode) broken.get("nodeClaims").get(0);
+    String pod = claim.get("pods").get(0).asText();
+    ((ArrayNode) claim.get("pods")).remove(0);
+    ((ArrayNode) broken.get("existingNodes")).addObject().put("name", "edge-1").putArray("pods").add(pod);
+
+    assertThat(PlanContractChecker.violations(cordoned.inputs, broken))
+        .anyMatch(v -> v.contains(pod + " on edge-1: the node is cordoned (spec.unschedulable)"));
+  }
+
+  @Test
+  void nodeTooSmallForTheDaemonSetsLivePod() {
+    ScenarioPlan live = ScenarioPlan.ofResources("daemonset-live-pod.yaml");
+    ObjectNode broken = live.json.deepCopy();
+    ObjectNode claim = (ObjectNode) broken.get("nodeClaims").get(0);
+    claim.put("instanceType", "c6a.large").put("pricePerHour", new BigDecimal("0.0765"));
+    ((ObjectNode) claim.get("labels")).put(Labels.INSTANCE_TYPE, "c6a.large");
+    ((ObjectNode) claim.get("allocatable")).put("cpu", "1930m");
+    ((ArrayNode) claim.get("instanceTypeOptions")).insert(0, "c6a.large");
+
+    assertThat(PlanContractChecker.violations(live.inputs, broken)).anyMatch(v -> v.contains("cpu requested 3 (pods + DaemonSets) exceeds allocatable"));
+  }
+
+  @Test
   void podListedTwice() {
     assertThat(violations(plan -> ((ArrayNode) plan.get("unschedulable")).addObject().put("pod", "db/cassandra-0").put("reason", "x")))
         .contains("db/cassandra-0 appears 2 times");

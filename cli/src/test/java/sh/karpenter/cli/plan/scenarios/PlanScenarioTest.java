@@ -161,6 +161,66 @@ class PlanScenarioTest {
   }
 
   @Test
+  void daemonSetOverheadComesFromTheDaemonSetsLivePodNotItsTemplate() {
+    ScenarioPlan plan = ScenarioPlan.ofResources("daemonset-live-pod.yaml");
+
+    assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).isEmpty();
+    JsonNode claim = plan.claimOf("default/report");
+    // 1 CPU + the agent's live 2 CPUs fit a 4-vCPU type; its template's 4 CPUs would need 8 vCPUs.
+    assertThat(CATALOGUE.get(claim.path("instanceType").asText()).capacity().cpuMilli()).isEqualTo(4_000);
+    for (JsonNode option : claim.path("instanceTypeOptions")) {
+      assertThat(CATALOGUE.get(option.asText()).allocatable().cpuMilli()).as(option.asText()).isGreaterThanOrEqualTo(3_000);
+    }
+  }
+
+  @Test
+  void runtimeClassOverheadAndSchedulingApplyToPodsOfATemplate() {
+    ScenarioPlan plan = ScenarioPlan.ofResources("runtime-class.yaml");
+
+    assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).isEmpty();
+    for (int i = 0; i < 2; i++) {
+      JsonNode claim = plan.claimOf("jobs/untrusted-" + i);
+      assertThat(claim.path("nodePool").asText()).as("the class's node selector and toleration steer it").isEqualTo("sandbox");
+      for (JsonNode option : claim.path("instanceTypeOptions")) {
+        // both replicas share a node: 2 × (1 CPU + 2 CPUs of Kata overhead)
+        assertThat(CATALOGUE.get(option.asText()).allocatable().cpuMilli()).as(option.asText()).isGreaterThanOrEqualTo(6_000);
+      }
+    }
+    assertThat(plan.claimOf("jobs/gvisor-probe").path("nodePool").asText()).isEqualTo("general");
+    assertThat(plan.stderr).contains("spec.runtimeClassName: RuntimeClass \"gvisor\" is not among the manifests");
+  }
+
+  @Test
+  void cordonedNodesTakeOnlyPodsThatTolerateTheCordon() {
+    ScenarioPlan plan = ScenarioPlan.ofResources("cordoned-nodes.yaml");
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(plan.existingNodeOf("shop/web-" + i)).as("web-%d", i).isNull();
+      assertThat(plan.claimOf("shop/web-" + i)).as("web-%d", i).isNotNull();
+    }
+    assertThat(plan.existingNodeOf("ops/drain-helper")).isIn("edge-1", "edge-2");
+    assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).containsExactly("shop/ingress-canary");
+    assertThat(plan.reasonOf("shop/ingress-canary"))
+        .startsWith("existing nodes \"edge-1\", \"edge-2\" would fit the pod but are cordoned (spec.unschedulable); incompatible with nodepool \"default\"");
+  }
+
+  @Test
+  void reasonsNameTheVolumeZoneAndTheHostPort() {
+    ScenarioPlan plan = ScenarioPlan.ofResources("actionable-reasons.yaml");
+
+    assertThat(plan.unschedulablePods()).as(plan.unschedulableReport()).containsExactlyInAnyOrder("db/postgres", "batch/worker", "ops/debug-proxy");
+    assertThat(plan.reasonOf("db/postgres"))
+        .isEqualTo("incompatible with nodepool \"default\": volume pvc \"db/data\" is in zone us-east-1d, which nodepool \"default\" does not offer "
+            + "(zones: us-east-1a, us-east-1b)");
+    assertThat(plan.reasonOf("batch/worker"))
+        .isEqualTo("incompatible with nodepool \"default\": volume pvc \"batch/scratch\" can only be provisioned in zone us-east-1c "
+            + "(storageclass \"zone-c\" allowedTopologies), which nodepool \"default\" does not offer (zones: us-east-1a, us-east-1b)");
+    assertThat(plan.reasonOf("ops/debug-proxy"))
+        .startsWith("incompatible with nodepool \"default\": host port 8080/TCP is already used by daemonset \"kube-system/ingress\"");
+    assertThat(plan.claimOf("ops/fine")).isNotNull();
+  }
+
+  @Test
   void volumesPinPodsToTheirZones() {
     ScenarioPlan plan = ScenarioPlan.ofResources("zonal-volumes.yaml");
 

@@ -31,10 +31,13 @@ final class ScenarioPlan {
 
   final List<Path> inputs;
   final JsonNode json;
+  /** What the plan wrote to stderr (warnings). */
+  final String stderr;
 
-  private ScenarioPlan(List<Path> inputs, JsonNode json) {
+  private ScenarioPlan(List<Path> inputs, JsonNode json, String stderr) {
     this.inputs = List.copyOf(inputs);
     this.json = json;
+    this.stderr = stderr;
   }
 
   /** Plans the scenario files under {@code src/test/resources/scenarios/} and checks the contract. */
@@ -69,7 +72,7 @@ final class ScenarioPlan {
       throw new UncheckedIOException(e);
     }
     PlanContractChecker.assertHolds(paths, json);
-    return new ScenarioPlan(paths, json);
+    return new ScenarioPlan(paths, json, err.toString());
   }
 
   List<JsonNode> claims() {

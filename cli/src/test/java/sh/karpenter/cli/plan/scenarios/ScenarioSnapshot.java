@@ -2,7 +2,9 @@ package sh.karpenter.cli.plan.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +21,11 @@ import java.util.stream.Stream;
  * The cluster snapshot a plan was made from, read straight from the YAML manifests as plain JSON
  * trees, independently of the plan implementation's reader: the checker's own idea of which pods are
  * pending, which run where, and what the NodePools, nodes, DaemonSets and volumes say.
+ *
+ * <p>Pod specs are taken as kube-apiserver's RuntimeClass admission leaves them (the class's overhead
+ * when the pod has none, its node selector and tolerations added), and each DaemonSet's pod on a new
+ * node is its newest pod (by owner UID, else the template), as the Kubernetes and Karpenter
+ * documentation describe them.
  */
 final class ScenarioSnapshot {
   private static final YAMLMapper YAML = new YAMLMapper();
@@ -50,6 +57,11 @@ final class ScenarioSnapshot {
   final Map<String, JsonNode> nodePools = new LinkedHashMap<>();
   final Map<String, JsonNode> nodes = new LinkedHashMap<>();
   final List<JsonNode> daemonSets = new ArrayList<>();
+  /** Per DaemonSet, the spec of the pod it runs on a new node (newest pod, else its template). */
+  final List<JsonNode> daemonSetPodSpecs = new ArrayList<>();
+  final Map<String, JsonNode> runtimeClasses = new HashMap<>();
+  /** Pods a DaemonSet controls, with their metadata. */
+  private final List<JsonNode> daemonSetOwnedPods = new ArrayList<>();
   /** Pending pods first in manifest order, keyed by {@code namespace/name}. */
   final Map<String, ScenarioPod> pendingPods = new LinkedHashMap<>();
   final List<ScenarioPod> boundPods = new ArrayList<>();
@@ -75,7 +87,72 @@ final class ScenarioSnapshot {
         }
       }
     }
+    snapshot.admit();
     return snapshot;
+  }
+
+  /** Applies RuntimeClass admission to every pod and picks each DaemonSet's pod. */
+  private void admit() {
+    pendingPods.replaceAll((key, pod) -> withSpec(pod, admitted(pod.spec())));
+    boundPods.replaceAll(pod -> withSpec(pod, admitted(pod.spec())));
+    for (JsonNode daemonSet : daemonSets) {
+      String uid = daemonSet.at("/metadata/uid").asText("");
+      String name = daemonSet.at("/metadata/name").asText();
+      String namespace = daemonSet.at("/metadata/namespace").asText("default");
+      JsonNode newest = null;
+      for (JsonNode pod : daemonSetOwnedPods) {
+        JsonNode owner = controllerOf(pod);
+        boolean owned = pod.at("/metadata/namespace").asText("default").equals(namespace)
+            && (uid.isEmpty() ? owner.path("name").asText().equals(name) : owner.path("uid").asText().equals(uid));
+        if (owned && (newest == null || pod.at("/metadata/creationTimestamp").asText("").compareTo(newest.at("/metadata/creationTimestamp").asText("")) > 0)) {
+          newest = pod;
+        }
+      }
+      JsonNode template = daemonSet.at("/spec/template/spec");
+      if (newest == null) {
+        daemonSetPodSpecs.add(admitted(template));
+        continue;
+      }
+      ObjectNode spec = newest.path("spec").deepCopy();
+      JsonNode required = template.at("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution");
+      if (!required.isMissingNode()) {
+        spec.with("affinity").with("nodeAffinity").set("requiredDuringSchedulingIgnoredDuringExecution", required);
+      } else if (spec.at("/affinity/nodeAffinity") instanceof ObjectNode nodeAffinity) {
+        nodeAffinity.remove("requiredDuringSchedulingIgnoredDuringExecution"); // the controller's pin to the pod's own node
+      }
+      daemonSetPodSpecs.add(admitted(spec));
+    }
+  }
+
+  /** A pod spec as the RuntimeClass admission plugin leaves it (unchanged without a known class). */
+  private JsonNode admitted(JsonNode spec) {
+    JsonNode runtimeClass = runtimeClasses.get(spec.path("runtimeClassName").asText(""));
+    if (runtimeClass == null) {
+      return spec;
+    }
+    ObjectNode admitted = spec.deepCopy();
+    JsonNode overhead = runtimeClass.at("/overhead/podFixed");
+    if (!overhead.isMissingNode() && admitted.path("overhead").isEmpty()) {
+      admitted.set("overhead", overhead);
+    }
+    JsonNode scheduling = runtimeClass.path("scheduling");
+    scheduling.path("nodeSelector").fields().forEachRemaining(e -> admitted.with("nodeSelector").set(e.getKey(), e.getValue()));
+    ArrayNode tolerations = admitted.withArray("tolerations");
+    scheduling.path("tolerations").forEach(tolerations::add);
+    return admitted;
+  }
+
+  private static JsonNode controllerOf(JsonNode pod) {
+    for (JsonNode owner : pod.at("/metadata/ownerReferences")) {
+      if (owner.path("controller").asBoolean(false)) {
+        return owner;
+      }
+    }
+    return MissingNode.getInstance();
+  }
+
+  private static ScenarioPod withSpec(ScenarioPod pod, JsonNode spec) {
+    return new ScenarioPod(pod.key(), pod.namespace(), pod.labels(), spec, pod.nodeName(), pod.claimTemplates(), pod.ordinal(), pod.workload());
   }
 
   private static List<Path> files(Path path) {
@@ -100,8 +177,15 @@ final class ScenarioSnapshot {
       case "PersistentVolumeClaim" -> claims.put(namespace + "/" + name, object);
       case "PersistentVolume" -> volumes.put(name, object);
       case "StorageClass" -> storageClasses.put(name, object);
+      case "RuntimeClass" -> runtimeClasses.put(name, object);
       case "Pod" -> {
         String nodeName = spec.path("nodeName").asText(null);
+        if (controllerOf(object).path("kind").asText().equals("DaemonSet")) {
+          daemonSetOwnedPods.add(object);
+          if (nodeName == null) {
+            return; // the DaemonSet controller's pod: not a pod for the plan to place
+          }
+        }
         ScenarioPod pod =
             new ScenarioPod(
                 namespace + "/" + name, namespace, strings(object.at("/metadata/labels")), spec, nodeName, MissingNode.getInstance(), -1, null);
