@@ -120,7 +120,7 @@ final class Launch implements Step {
     // A conflict propagates, and the reconcile starts over from a fresh copy.
     ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
-    metrics.nodeClaimDisrupted(NodeClaims.nodePool(nodeClaim), metricReason, NodeClaims.capacityType(nodeClaim));
+    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, metricReason));
   }
 
   /**
