@@ -118,7 +118,7 @@ public final class Operator implements AutoCloseable {
     }, clock, observer));
 
     Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
-        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics),
+        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics, state::podsNominatedTo),
         Controller.linearScaleReconciles(cpus, 100, 5000), clock, observer);
     EvictionQueue evictionQueue = new EvictionQueue(client, informers, clock, events, metrics, observer);
     controllers.add(evictionQueue.controller());
