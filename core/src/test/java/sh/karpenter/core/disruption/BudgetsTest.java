@@ -158,40 +158,31 @@ class BudgetsTest {
 
   private static final List<Reason> DISCRETIONARY = List.of(Reason.EMPTY, Reason.UNDERUTILIZED, Reason.DRIFTED);
 
-  @Test
-  void unmanagedNodesAreNotCounted() {
-    DisruptionFixture f = tenNodes("100%");
-    f.node("unmanaged", null, ladder(2).getFirst()).unmanaged();
-    for (Reason reason : DISCRETIONARY) {
-      assertThat(Budgets.remaining(f.input(), reason)).as(reason.apiName()).containsEntry("default", 10);
+  /** Pool {@code default} has {@code remaining} disruptions left for each of {@code reasons}. */
+  private static void assertRemaining(DisruptionInput input, List<Reason> reasons, int remaining) {
+    for (Reason reason : reasons) {
+      assertThat(Budgets.remaining(input, reason)).as(reason.apiName()).containsEntry("default", remaining);
     }
   }
 
-  @Test
-  void uninitializedNodesAreNotCounted() {
+  @ParameterizedTest(name = "an {0} node is not counted")
+  @CsvSource({"unmanaged", "uninitialized", "instance-terminating"})
+  void nodesOutsideTheBudgetsAreNotCounted(String kind) {
     DisruptionFixture f = tenNodes("100%");
-    f.node("uninitialized", "default", ladder(2).getFirst()).uninitialized().notReady();
-    for (Reason reason : DISCRETIONARY) {
-      assertThat(Budgets.remaining(f.input(), reason)).as(reason.apiName()).containsEntry("default", 10);
+    DisruptionFixture.NodeBuilder extra = f.node(kind, "default", ladder(2).getFirst());
+    switch (kind) {
+      case "unmanaged" -> extra.unmanaged();
+      case "uninitialized" -> extra.uninitialized().notReady();
+      default -> extra.instanceTerminating();
     }
-  }
-
-  @Test
-  void nodesWhoseInstanceIsTerminatingAreNotCounted() {
-    DisruptionFixture f = tenNodes("100%");
-    f.node("terminating", "default", ladder(2).getFirst()).instanceTerminating();
-    for (Reason reason : DISCRETIONARY) {
-      assertThat(Budgets.remaining(f.input(), reason)).as(reason.apiName()).containsEntry("default", 10);
-    }
+    assertRemaining(f.input(), DISCRETIONARY, 10);
   }
 
   @Test
   void aPoolWhoseNodesAreAllDeletingHasNoBudgetLeft() {
     DisruptionFixture f = tenNodes("10%");
     f.nodes.forEach(DisruptionFixture.NodeBuilder::deleting);
-    for (Reason reason : Reason.values()) {
-      assertThat(Budgets.remaining(f.input(), reason)).as(reason.apiName()).containsEntry("default", 0);
-    }
+    assertRemaining(f.input(), List.of(Reason.values()), 0);
   }
 
   @Test
@@ -199,9 +190,7 @@ class BudgetsTest {
     DisruptionFixture f = tenNodes("100%");
     f.nodes.get(0).deleting();
     f.nodes.get(1).markedForDeletion();
-    for (Reason reason : DISCRETIONARY) {
-      assertThat(Budgets.remaining(f.input(), reason)).as(reason.apiName()).containsEntry("default", 8);
-    }
+    assertRemaining(f.input(), DISCRETIONARY, 8);
   }
 
   @Test
@@ -210,9 +199,7 @@ class BudgetsTest {
     f.nodes.get(0).notReady();
     f.nodes.get(1).notReady();
     DisruptionInput input = f.input();
-    for (Reason reason : DISCRETIONARY) {
-      assertThat(Budgets.remaining(input, reason)).as(reason.apiName()).containsEntry("default", 8);
-    }
+    assertRemaining(input, DISCRETIONARY, 8);
     // NotReady is what node repair repairs: counting them against its own budget would starve it.
     assertThat(Budgets.remaining(input, Reason.UNHEALTHY)).containsEntry("default", 10);
     // They still count towards the pool's total, so what the budgets allow is unchanged.
