@@ -109,9 +109,9 @@ public final class DisruptionInputs {
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
     }
     boolean instanceTerminating = Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING);
-    // Upstream's StateNode.Deleted(): a managed node is deleting with its NodeClaim (Node termination
-    // deletes the NodeClaim first), an unmanaged one with its Node.
-    boolean deleting = claim != null ? ObjectWrites.isDeleting(claim) || instanceTerminating : node != null && ObjectWrites.isDeleting(node);
+    // As the provisioning snapshot sees it: the Node or the NodeClaim is deleting. Upstream's Deleted()
+    // ignores a managed node's Node, but Node termination deletes the NodeClaim at once.
+    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim)) || instanceTerminating;
     return new StateNode(
         view.node(),
         claimName,

@@ -129,7 +129,7 @@ class DisruptionInputsTest {
         .add(node("terminating", "")).add(claim("claim-terminating", "terminating", "", """
             conditions:
               - {type: InstanceTerminating, status: "True", reason: InstanceTerminating, message: "", lastTransitionTime: "2030-01-01T13:00:00Z"}"""))
-        // Node termination deletes the NodeClaim first; until then the node is not deleting (upstream's Deleted()).
+        // Node termination deletes the NodeClaim at once; until then the Node's deletion already counts.
         .add(node("node-only", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [karpenter.sh/termination]"))
         .add(claim("claim-node-only", "node-only", "", ""))
         .add(node("unmanaged", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [example.com/hold]"))
@@ -147,7 +147,7 @@ class DisruptionInputsTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("deleting", true, false, false),
             org.assertj.core.groups.Tuple.tuple("terminating", true, true, false),
-            org.assertj.core.groups.Tuple.tuple("node-only", false, false, false),
+            org.assertj.core.groups.Tuple.tuple("node-only", true, false, false),
             org.assertj.core.groups.Tuple.tuple("unmanaged", true, false, false),
             org.assertj.core.groups.Tuple.tuple("marked", false, false, true),
             org.assertj.core.groups.Tuple.tuple("queued", false, false, true),

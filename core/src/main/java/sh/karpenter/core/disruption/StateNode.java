@@ -21,8 +21,9 @@ import sh.karpenter.core.scheduling.ExistingNode;
  * @param drift the NodeClaim's {@code Drifted=True} condition, or null
  * @param ready the Node's {@code Ready} condition is {@code True} (false without a Node); a managed,
  *     initialized node that is not Ready uses up every disruption budget but {@link Reason#UNHEALTHY}'s
- * @param deleting upstream's {@code StateNode.Deleted()}: the NodeClaim has a deletion timestamp or
- *     {@code InstanceTerminating=True}; for an unmanaged node, the Node has a deletion timestamp
+ * @param deleting the Node or NodeClaim has a deletion timestamp, or the NodeClaim is {@code
+ *     InstanceTerminating=True} (upstream's {@code StateNode.Deleted()}, which for a managed node looks
+ *     at the NodeClaim only; Node termination deletes the NodeClaim at once)
  * @param instanceTerminating the NodeClaim's {@code InstanceTerminating=True}: its instance is being
  *     deleted, and the node counts towards no budget any more
  * @param markedForDeletion an orchestration command holds it
