@@ -24,6 +24,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.snapshot.DisruptionBudgets;
 import sh.karpenter.controller.state.ClusterState;
@@ -45,7 +46,8 @@ import sh.karpenter.core.wellknown.TaintKeys;
 /**
  * Converts a {@link DisruptionView} of cluster state into core's {@link DisruptionInput}: every node
  * as a {@link StateNode} (the scheduler's view provisioning uses, plus the NodeClaim's expiry, pod
- * event time, {@code Consolidatable} and {@code Drifted} conditions, deletion, deletion marks,
+ * event time, {@code Consolidatable} and {@code Drifted} conditions, the Node's readiness, deletion
+ * and {@code InstanceTerminating}, deletion marks,
  * nominations, the node's {@code do-not-disrupt} annotation, its reschedulable pods and the pods that
  * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} with
  * upstream's defaults, and the provisioning snapshot's scheduler input for simulations.
@@ -106,7 +108,10 @@ public final class DisruptionInputs {
       }
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
     }
-    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim));
+    boolean instanceTerminating = Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING);
+    // As the provisioning snapshot sees it: the Node or the NodeClaim is deleting. Upstream's Deleted()
+    // ignores a managed node's Node, but Node termination deletes the NodeClaim at once.
+    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim)) || instanceTerminating;
     return new StateNode(
         view.node(),
         claimName,
@@ -115,7 +120,9 @@ public final class DisruptionInputs {
         expireAfter(claim),
         Conditions.isTrue(conditions, ConditionTypes.CONSOLIDATABLE),
         drift(conditions),
+        node != null && NodeClaims.nodeReady(node),
         deleting,
+        instanceTerminating,
         view.markedForDeletion() || (claimName != null && queued.test(claimName)),
         view.nominated(),
         node != null && "true".equals(annotations(node).get(Annotations.DO_NOT_DISRUPT)),

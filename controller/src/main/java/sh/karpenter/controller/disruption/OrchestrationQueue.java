@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
@@ -248,11 +249,9 @@ public final class OrchestrationQueue {
         continue;
       }
       execution.deleted.add(target.nodeClaimName());
-      String pool = target.candidate().nodePoolName();
-      String capacityType = claim.map(NodeClaims::capacityType).filter(c -> !c.isEmpty())
-          .orElse(target.candidate().capacityType() == null ? "" : target.candidate().capacityType());
-      metrics.nodeClaimDisrupted(pool, command.reason().metricLabel(), capacityType);
-      metrics.disruption().podsDisruptionInitiated(command.reason().metricLabel(), pool, target.candidate().reschedulablePods().size());
+      DisruptionLabels labels = disruptionLabels(command, target.candidate(), claim);
+      metrics.nodeClaimDisrupted(labels);
+      metrics.disruption().podsDisruptionInitiated(labels, target.candidate().reschedulablePods().size());
       events.terminating(node.orElse(null), claim.orElse(null), command.reason());
     }
     if (waiting) {
@@ -261,6 +260,22 @@ public final class OrchestrationQueue {
     LOG.info("disruption command succeeded method={} candidates={} replacements={}", command.method().label(),
         execution.targets.stream().map(Target::nodeClaimName).toList(), execution.replacements);
     return Outcome.DONE;
+  }
+
+  /**
+   * The labels of a disrupted candidate's metrics (upstream's {@code recordCandidateDisrupted}): the
+   * NodePool's consolidation policy only when consolidation (emptiness included) disrupts it, not drift;
+   * the termination mode from the NodeClaim's {@code terminationGracePeriod}.
+   */
+  static DisruptionLabels disruptionLabels(Command command, Candidate candidate, Optional<NodeClaim> claim) {
+    String capacityType = claim.map(NodeClaims::capacityType).filter(c -> !c.isEmpty())
+        .orElse(candidate.capacityType() == null ? "" : candidate.capacityType());
+    String consolidationPolicy = command.method().consolidationType().isEmpty() || candidate.pool() == null
+        ? ""
+        : candidate.pool().policy().metricLabel();
+    String terminationMode = claim.map(NodeClaims::terminationMode)
+        .orElse(candidate.state().hasTerminationGracePeriod() ? DisruptionLabels.EVENTUAL : DisruptionLabels.GRACEFUL);
+    return new DisruptionLabels(command.reason().metricLabel(), candidate.nodePoolName(), capacityType, consolidationPolicy, terminationMode);
   }
 
   /** A command that is not done waits on, unless it has been waiting longer than the timeout. */

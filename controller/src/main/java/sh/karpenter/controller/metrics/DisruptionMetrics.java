@@ -86,8 +86,10 @@ public final class DisruptionMetrics {
         .help("Balanced consolidation score of evaluated moves. Labeled by nodepool and whether the move was approved.")
         .labelNames(NODEPOOL, "approved").buckets(0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10).register(registry);
     podsDisruptionInitiated = Counter.build().name("karpenter_pods_disruption_initiated_total")
-        .help("Number of pods whose node disruption was initiated. Labeled by reason and nodepool.")
-        .labelNames(REASON, NODEPOOL).register(registry);
+        .help("Number of pod disruptions initiated in total by Karpenter, incremented by the reschedulable pod count whenever the"
+            + " underlying nodeclaim is disrupted. Labeled by reason the nodeclaim was disrupted, the owning nodepool, the capacity"
+            + " type, the consolidation policy, and the termination mode. Pods owned by DaemonSets and mirror pods are excluded.")
+        .labelNames(Metrics.DISRUPTION_LABELS).register(registry);
     evictionRequests = Counter.build().name("karpenter_pods_eviction_requests_total")
         .help("The number of pod eviction requests made by Karpenter. Labeled by the response code.")
         .labelNames("code").register(registry);
@@ -148,9 +150,13 @@ public final class DisruptionMetrics {
     if (enabled) consolidationScore.labels(v(nodePool), Boolean.toString(approved)).observe(score);
   }
 
-  /** {@code karpenter_pods_disruption_initiated_total{reason, nodepool}}, by the number of pods. */
-  public void podsDisruptionInitiated(String reason, String nodePool, int pods) {
-    if (enabled && pods > 0) podsDisruptionInitiated.labels(v(reason), v(nodePool)).inc(pods);
+  /**
+   * {@code karpenter_pods_disruption_initiated_total{reason, nodepool, capacity_type,
+   * consolidation_policy, termination_mode}}, by the number of reschedulable pods of the disrupted
+   * NodeClaim (the same labels as its {@code nodeclaims_disrupted_total}).
+   */
+  public void podsDisruptionInitiated(DisruptionLabels labels, int pods) {
+    if (enabled && pods > 0) podsDisruptionInitiated.labels(labels.values()).inc(pods);
   }
 
   /** {@code karpenter_pods_eviction_requests_total{code}}: one Eviction API call and its HTTP status (200, 429, 404, 500 ...). */

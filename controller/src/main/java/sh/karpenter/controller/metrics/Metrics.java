@@ -73,6 +73,10 @@ public class Metrics {
   static final String MIN_VALUES_RELAXED = "min_values_relaxed";
   static final String RESOURCE_TYPE = "resource_type";
   static final String CONTROLLER = "controller";
+  static final String CONSOLIDATION_POLICY = "consolidation_policy";
+  static final String TERMINATION_MODE = "termination_mode";
+  /** The label names of {@link DisruptionLabels}, in upstream's order. */
+  static final String[] DISRUPTION_LABELS = {REASON, NODEPOOL, CAPACITY_TYPE, CONSOLIDATION_POLICY, TERMINATION_MODE};
 
   private final CollectorRegistry registry; // null for noop()
   private final DisruptionMetrics disruption;
@@ -120,10 +124,9 @@ public class Metrics {
         counter(
             "karpenter_nodeclaims_disrupted_total",
             "Number of nodeclaims disrupted in total by Karpenter. Labeled by reason the nodeclaim"
-                + " was disrupted, the owning nodepool and capacity type.",
-            REASON,
-            NODEPOOL,
-            CAPACITY_TYPE);
+                + " was disrupted, the owning nodepool, the capacity type, the consolidation policy, and the"
+                + " termination mode.",
+            DISRUPTION_LABELS);
     nodesCreated =
         counter(
             "karpenter_nodes_created_total",
@@ -192,7 +195,8 @@ public class Metrics {
             CONTROLLER,
             "method",
             "provider",
-            "error");
+            "error",
+            NODEPOOL);
     conditions = new ConcurrentHashMap<>();
     for (String kind : CONDITION_KINDS) {
       conditions.put(kind, registerConditionFamilies(kind));
@@ -254,10 +258,13 @@ public class Metrics {
     nodeClaimsTerminated.labels(v(nodePool), v(capacityType)).inc();
   }
 
-  /** {@code karpenter_nodeclaims_disrupted_total{nodepool, reason, capacity_type}}; reason e.g. {@code insufficient_capacity}, {@code registration_timeout}. */
-  public void nodeClaimDisrupted(String nodePool, String reason, String capacityType) {
+  /**
+   * {@code karpenter_nodeclaims_disrupted_total{reason, nodepool, capacity_type, consolidation_policy,
+   * termination_mode}}; reason e.g. {@code insufficient_capacity}, {@code registration_timeout}.
+   */
+  public void nodeClaimDisrupted(DisruptionLabels labels) {
     if (registry == null) return;
-    nodeClaimsDisrupted.labels(v(reason), v(nodePool), v(capacityType)).inc();
+    nodeClaimsDisrupted.labels(labels.values()).inc();
   }
 
   /** {@code karpenter_nodes_created_total{nodepool}}. */
@@ -355,12 +362,13 @@ public class Metrics {
   }
 
   /**
-   * {@code karpenter_cloudprovider_errors_total{controller, method, provider, error}}; error is
-   * e.g. {@code InsufficientCapacityError}.
+   * {@code karpenter_cloudprovider_errors_total{controller, method, provider, error, nodepool}}; error
+   * is e.g. {@code InsufficientCapacityError} or {@code unknown}; nodepool is that of the NodeClaim or
+   * NodePool the call was about, or "".
    */
-  public void cloudProviderError(String controller, String method, String provider, String error) {
+  public void cloudProviderError(String controller, String method, String provider, String error, String nodePool) {
     if (registry == null) return;
-    cloudProviderErrors.labels(v(controller), v(method), v(provider), v(error)).inc();
+    cloudProviderErrors.labels(v(controller), v(method), v(provider), v(error), v(nodePool)).inc();
   }
 
   /**

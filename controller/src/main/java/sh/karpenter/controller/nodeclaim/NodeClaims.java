@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Map;
+import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
@@ -69,6 +71,27 @@ public final class NodeClaims {
   /** The {@code karpenter.sh/capacity-type} label, or "" before launch. */
   public static String capacityType(NodeClaim nodeClaim) {
     return label(nodeClaim.getMetadata().getLabels(), Labels.CAPACITY_TYPE);
+  }
+
+  /**
+   * How the NodeClaim's node terminates, as upstream's {@code termination_mode} metric label ({@code
+   * DisruptionTerminationMode}): {@code graceful} without a {@code terminationGracePeriod}, {@code
+   * forceful} with one of zero, else {@code eventual}.
+   */
+  public static String terminationMode(NodeClaim nodeClaim) {
+    GoDuration gracePeriod = nodeClaim == null || nodeClaim.getSpec() == null ? null : nodeClaim.getSpec().getTerminationGracePeriod();
+    if (gracePeriod == null) {
+      return DisruptionLabels.GRACEFUL;
+    }
+    return gracePeriod.duration().isPositive() ? DisruptionLabels.EVENTUAL : DisruptionLabels.FORCEFUL;
+  }
+
+  /**
+   * The disruption metrics' labels for a NodeClaim disrupted for {@code reason} outside consolidation
+   * (expiry, garbage collection, a failed launch or registration): no consolidation policy.
+   */
+  public static DisruptionLabels disruptionLabels(NodeClaim nodeClaim, String reason) {
+    return new DisruptionLabels(reason, nodePool(nodeClaim), capacityType(nodeClaim), "", terminationMode(nodeClaim));
   }
 
   /**

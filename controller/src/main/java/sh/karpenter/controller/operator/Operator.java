@@ -94,7 +94,8 @@ public final class Operator implements AutoCloseable {
     this.informers = new Informers(client);
     int cpus = Math.max(1, (options.cpuRequests() + 999) / 1000);
     var observer = metrics.controllerRuntime();
-    MeteredCloudProvider metered = new MeteredCloudProvider(cloudProvider, metrics, clock);
+    MeteredCloudProvider metered = new MeteredCloudProvider(cloudProvider, metrics, clock,
+        providerId -> NodeClaims.forProviderId(informers, providerId).stream().findFirst().map(NodeClaims::nodePool).orElse(""));
 
     this.state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(metered.forController(Provisioner.NAME)), options);
     Batcher batcher = new Batcher(clock, options);
@@ -117,7 +118,7 @@ public final class Operator implements AutoCloseable {
     }, clock, observer));
 
     Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
-        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics),
+        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics, state::podsNominatedTo),
         Controller.linearScaleReconciles(cpus, 100, 5000), clock, observer);
     EvictionQueue evictionQueue = new EvictionQueue(client, informers, clock, events, metrics, observer);
     controllers.add(evictionQueue.controller());

@@ -173,6 +173,7 @@ public final class Provisioner {
     });
 
     for (PodError error : result.unschedulable()) {
+      state.unschedulable(error.pod().key());
       snapshot.pod(error.pod().key()).ifPresent(pod -> failedScheduling(pod, error.reason()));
       decided(error.pod());
     }
@@ -180,7 +181,7 @@ public final class Provisioner {
     return new Pass(List.copyOf(created), List.copyOf(failed), placements, result.unschedulable(), rejected);
   }
 
-  /** Creates the planned NodeClaims in parallel, then nominates their pods. */
+  /** Creates the planned NodeClaims in parallel (each nominates its pods), then tells the pods and records the prebindings. */
   private void create(StateSnapshot snapshot, List<PlannedNodeClaim> plans, List<NodeClaim> created, List<PlannedNodeClaim> failed) {
     if (plans.isEmpty()) {
       return;
@@ -210,7 +211,6 @@ public final class Provisioner {
       metrics.nodeClaimCreated(plan.nodePoolName(), REASON, plan.minValuesRelaxed());
       List<PodRef> refs = new ArrayList<>(plan.pods().size());
       for (sh.karpenter.core.pod.Pod pod : plan.pods()) {
-        state.nominate(pod.key(), name);
         nominated(snapshot, pod, "nodeclaim/" + name);
         decided(pod);
         refs.add(new PodRef(pod.namespace(), pod.name(), pod.uid()));
@@ -239,6 +239,11 @@ public final class Provisioner {
       LOG.info("created nodeclaim nodeClaim={} nodePool={} requests={} instanceTypes={} pods={}",
           created.getMetadata().getName(), plan.nodePoolName(), plan.requests().toQuantities(),
           describeTypes(plan), plan.pods().size());
+      // Nominated as soon as the NodeClaim exists (upstream maps pods to it right after Create), so a
+      // launch that fails at once already knows which pods to tell.
+      for (sh.karpenter.core.pod.Pod pod : plan.pods()) {
+        state.nominate(pod.key(), created.getMetadata().getName());
+      }
       return created;
     } catch (RuntimeException e) {
       LOG.error("creating a NodeClaim of NodePool {} for {} pods failed: {}", plan.nodePoolName(), plan.pods().size(), e.getMessage());

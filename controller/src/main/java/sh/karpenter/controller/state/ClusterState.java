@@ -514,6 +514,26 @@ public final class ClusterState {
     return nominations.isNominated(nodeOrNodeClaimName);
   }
 
+  /**
+   * The pods (as the informer has them) whose latest nomination is to this NodeClaim, even past the
+   * nomination window: upstream's {@code PodsMappedToNodeClaim}, the pods a failed launch tells why.
+   */
+  public List<Pod> podsNominatedTo(String nodeClaimName) {
+    List<Pod> pods = new ArrayList<>();
+    for (String key : nominations.podsNominatedTo(nodeClaimName)) {
+      Pod pod = informers.pods().getStore().getByKey(key);
+      if (pod != null) {
+        pods.add(pod);
+      }
+    }
+    return pods;
+  }
+
+  /** Forgets the pod's nomination: its latest scheduling simulation found no place for it (upstream does the same). */
+  public void unschedulable(String podKey) {
+    nominations.forgetPod(podKey);
+  }
+
   /** Marks nodes (by provider ID) as about to be deleted: no pods are planned onto them any more. */
   public void markForDeletion(Collection<String> providerIds) {
     markedForDeletion.addAll(providerIds);

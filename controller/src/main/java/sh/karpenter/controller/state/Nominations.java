@@ -3,6 +3,8 @@ package sh.karpenter.controller.state;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Which node or NodeClaim the provisioner expects each pod to land on, for a limited time
  * (upstream's StateNode nomination, {@code max(2 × BatchMaxDuration, 10s)}). A nominated node is
  * about to receive pods, so disruption leaves it alone until the nomination lapses.
+ *
+ * <p>Each pod's latest nomination is also kept past the window, until the pod is nominated elsewhere,
+ * fails to schedule or is deleted (upstream's pod-to-NodeClaim mapping): a NodeClaim that fails to
+ * launch tells {@link #podsNominatedTo its pods} why.
  */
 final class Nominations {
   private record Nomination(String node, Instant until) {}
@@ -33,14 +39,22 @@ final class Nominations {
 
   Optional<String> forPod(String podKey) {
     Nomination nomination = byPod.get(podKey);
-    if (nomination == null) {
-      return Optional.empty();
-    }
-    if (!clock.instant().isBefore(nomination.until())) {
-      byPod.remove(podKey, nomination);
+    if (nomination == null || !clock.instant().isBefore(nomination.until())) {
       return Optional.empty();
     }
     return Optional.of(nomination.node());
+  }
+
+  /** The pods whose latest nomination is to this node or NodeClaim, whether or not its window has passed. */
+  List<String> podsNominatedTo(String node) {
+    List<String> pods = new ArrayList<>();
+    byPod.forEach((pod, nomination) -> {
+      if (nomination.node().equals(node)) {
+        pods.add(pod);
+      }
+    });
+    pods.sort(null);
+    return pods;
   }
 
   boolean isNominated(String node) {

@@ -98,28 +98,53 @@ class MeteredCloudProviderTest {
     assertThatThrownBy(() -> metered.list()).isInstanceOf(IllegalStateException.class);
     ScrapedText scraped = scrape();
 
-    assertThat(errors(scraped, "Create", "InsufficientCapacityError")).contains(1.0);
-    assertThat(errors(scraped, "Delete", "NodeClaimNotFoundError")).contains(1.0);
-    assertThat(errors(scraped, "Create", "NodeClassNotReadyError")).contains(1.0);
-    assertThat(errors(scraped, "Create", "CreateError")).contains(1.0);
-    assertThat(errors(scraped, "List", "IllegalStateException")).contains(1.0);
+    assertThat(errors(scraped, "Create", "InsufficientCapacityError", "default")).contains(1.0);
+    assertThat(errors(scraped, "Delete", "NodeClaimNotFoundError", "")).contains(1.0);
+    assertThat(errors(scraped, "Create", "NodeClassNotReadyError", "default")).contains(1.0);
+    // Upstream v1.15 names only the three well-known errors; a CreateError is "unknown" like any other.
+    assertThat(errors(scraped, "Create", "unknown", "default")).contains(1.0);
+    assertThat(errors(scraped, "List", "unknown", "")).contains(1.0);
     // failed calls are timed too
     assertThat(scraped.value("karpenter_cloudprovider_duration_seconds_count", labels("Create"))).contains(3.0);
     assertThat(scraped.value("karpenter_cloudprovider_duration_seconds_sum", labels("Create"))).contains(6.0);
   }
 
-  private static java.util.Optional<Double> errors(ScrapedText scraped, String method, String error) {
+  private static java.util.Optional<Double> errors(ScrapedText scraped, String method, String error, String nodePool) {
     Map<String, String> labels = new java.util.HashMap<>(labels(method));
     labels.put("error", error);
+    labels.put("nodepool", nodePool);
     return scraped.value("karpenter_cloudprovider_errors_total", labels);
   }
 
   @Test
-  void errorLabelFallsBackToTheClassName() {
+  void errorLabelIsUnknownForAnythingButTheWellKnownErrors() {
     assertThat(MeteredCloudProvider.errorLabel(new InsufficientCapacityException("x"))).isEqualTo("InsufficientCapacityError");
-    assertThat(MeteredCloudProvider.errorLabel(new UnsupportedOperationException())).isEqualTo("UnsupportedOperationException");
-    RuntimeException anonymous = new RuntimeException() {};
-    assertThat(MeteredCloudProvider.errorLabel(anonymous)).isEqualTo(anonymous.getClass().getName());
+    assertThat(MeteredCloudProvider.errorLabel(new NodeClaimNotFoundException("x"))).isEqualTo("NodeClaimNotFoundError");
+    assertThat(MeteredCloudProvider.errorLabel(new NodeClassNotReadyException("x"))).isEqualTo("NodeClassNotReadyError");
+    assertThat(MeteredCloudProvider.errorLabel(new CreateException("LaunchFailed", "quota", null))).isEqualTo("unknown");
+    assertThat(MeteredCloudProvider.errorLabel(new UnsupportedOperationException())).isEqualTo("unknown");
+    assertThat(MeteredCloudProvider.errorLabel(new RuntimeException() {})).isEqualTo("unknown");
+  }
+
+  @Test
+  void deleteAndDriftErrorsNameTheNodePoolOfTheProviderIdsNodeClaim() {
+    MeteredCloudProvider resolving = new MeteredCloudProvider(fake, metrics, clock,
+        providerId -> providerId.equals("fake://i-1") ? "general" : null).forController("nodeclaim.lifecycle");
+    fake.failNextWith = new NodeClaimNotFoundException("gone");
+    assertThatThrownBy(() -> resolving.delete("fake://i-1")).isInstanceOf(NodeClaimNotFoundException.class);
+    fake.failNextWith = new IllegalStateException("api down");
+    assertThatThrownBy(() -> resolving.driftReason("fake://i-2", NODE_CLASS)).isInstanceOf(IllegalStateException.class);
+    fake.failNextWith = new IllegalStateException("api down");
+    assertThatThrownBy(() -> resolving.instanceTypes("spot-pool", NODE_CLASS)).isInstanceOf(IllegalStateException.class);
+    fake.failNextWith = new IllegalStateException("api down");
+    assertThatThrownBy(() -> resolving.get("fake://i-1")).isInstanceOf(IllegalStateException.class);
+    ScrapedText scraped = scrape();
+
+    assertThat(errors(scraped, "Delete", "NodeClaimNotFoundError", "general")).contains(1.0);
+    assertThat(errors(scraped, "IsDrifted", "unknown", "")).contains(1.0);
+    assertThat(errors(scraped, "GetInstanceTypes", "unknown", "spot-pool")).contains(1.0);
+    // Get names no NodePool, as upstream (it has no NodeClaim when the call fails).
+    assertThat(errors(scraped, "Get", "unknown", "")).contains(1.0);
   }
 
   @Test

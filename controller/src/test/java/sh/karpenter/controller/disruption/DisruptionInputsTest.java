@@ -6,6 +6,8 @@ import static sh.karpenter.controller.disruption.TestViews.node;
 import static sh.karpenter.controller.disruption.TestViews.pod;
 import static sh.karpenter.controller.disruption.TestViews.yaml;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,9 +15,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.state.DisruptionView;
 import sh.karpenter.core.disruption.Budget;
+import sh.karpenter.core.disruption.Budgets;
 import sh.karpenter.core.disruption.ConsolidationPolicy;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
@@ -117,9 +121,18 @@ class DisruptionInputsTest {
 
   @Test
   void deletingMarkedAndQueuedNodesSaySo() {
+    NodeClaim deletingClaim = claim("claim-deleting", "deleting", "", "");
+    deletingClaim.getMetadata().setDeletionTimestamp("2030-01-01T00:00:00Z");
     DisruptionView view = new TestViews()
         .add(node("deleting", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [karpenter.sh/termination]"))
-        .add(claim("claim-deleting", "deleting", "", ""))
+        .add(deletingClaim)
+        .add(node("terminating", "")).add(claim("claim-terminating", "terminating", "", """
+            conditions:
+              - {type: InstanceTerminating, status: "True", reason: InstanceTerminating, message: "", lastTransitionTime: "2030-01-01T13:00:00Z"}"""))
+        // Node termination deletes the NodeClaim at once; until then the Node's deletion already counts.
+        .add(node("node-only", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [karpenter.sh/termination]"))
+        .add(claim("claim-node-only", "node-only", "", ""))
+        .add(node("unmanaged", "deletionTimestamp: \"2030-01-01T00:00:00Z\"\nfinalizers: [example.com/hold]"))
         .add(node("marked", "")).add(claim("claim-marked", "marked", "", ""))
         .add(node("queued", "")).add(claim("claim-queued", "queued", "", ""))
         .add(node("free", "")).add(claim("claim-free", "free", "", ""))
@@ -129,11 +142,43 @@ class DisruptionInputsTest {
     List<StateNode> nodes =
         DisruptionInputs.of(view, "claim-queued"::equals, SchedulerOptions.DEFAULT, NOW, DisruptionOptions.defaults(Clock.systemUTC())).nodes();
 
-    assertThat(nodes).extracting(StateNode::name, StateNode::deleting, StateNode::markedForDeletion).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("deleting", true, false),
-        org.assertj.core.groups.Tuple.tuple("marked", false, true),
-        org.assertj.core.groups.Tuple.tuple("queued", false, true),
-        org.assertj.core.groups.Tuple.tuple("free", false, false));
+    assertThat(nodes)
+        .extracting(StateNode::name, StateNode::deleting, StateNode::instanceTerminating, StateNode::markedForDeletion)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("deleting", true, false, false),
+            org.assertj.core.groups.Tuple.tuple("terminating", true, true, false),
+            org.assertj.core.groups.Tuple.tuple("node-only", true, false, false),
+            org.assertj.core.groups.Tuple.tuple("unmanaged", true, false, false),
+            org.assertj.core.groups.Tuple.tuple("marked", false, false, true),
+            org.assertj.core.groups.Tuple.tuple("queued", false, false, true),
+            org.assertj.core.groups.Tuple.tuple("free", false, false, false));
+  }
+
+  @Test
+  void aNodeIsReadyOnlyWhileItsReadyConditionIsTrue() {
+    Node notReady = node("not-ready", "");
+    notReady.getStatus().setConditions(List.of(new NodeConditionBuilder().withType("Ready").withStatus("False").withReason("KubeletNotReady").build()));
+    Node unknown = node("unknown", "");
+    unknown.getStatus().setConditions(List.of(new NodeConditionBuilder().withType("Ready").withStatus("Unknown").build()));
+    Node silent = node("silent", "");
+    silent.getStatus().setConditions(List.of());
+    DisruptionView view = new TestViews().pool(yaml(NodePool.class, TestViews.POOL))
+        .add(node("ready", "")).add(claim("claim-ready", "ready", "", ""))
+        .add(notReady).add(claim("claim-not-ready", "not-ready", "", ""))
+        .add(unknown).add(claim("claim-unknown", "unknown", "", ""))
+        .add(silent).add(claim("claim-silent", "silent", "", ""))
+        .build();
+
+    DisruptionInput input = input(view);
+
+    assertThat(input.nodes()).extracting(StateNode::name, StateNode::ready).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("ready", true),
+        org.assertj.core.groups.Tuple.tuple("not-ready", false),
+        org.assertj.core.groups.Tuple.tuple("unknown", false),
+        org.assertj.core.groups.Tuple.tuple("silent", false));
+    // The default 10% of 4 nodes allows 1; the nodes that are not Ready use it up, except for repair.
+    assertThat(Budgets.remaining(input, Reason.DRIFTED)).containsEntry("general", 0);
+    assertThat(Budgets.remaining(input, Reason.UNHEALTHY)).containsEntry("general", 1);
   }
 
   @Test

@@ -10,8 +10,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.GoDuration;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodeClaimSpec;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.runtime.Informers;
@@ -53,7 +58,7 @@ class OrchestrationQueueTest {
   private static Candidate candidate(String node, String claim, PlannedNodeClaim replacement) {
     ExistingNode existing = new ExistingNode(node, Map.of("karpenter.sh/nodepool", "general"), List.of(), Resources.EMPTY,
         replacement == null ? List.of() : replacement.pods(), true, "general");
-    StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, null, true, null, false, false, false, false, false,
+    StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, null, true, null, true, false, false, false, false, false, false,
         replacement == null ? List.of() : replacement.pods(), List.of());
     return new Candidate(stateNode, POLICY, null, null, 1);
   }
@@ -106,10 +111,10 @@ class OrchestrationQueueTest {
     assertThat(queue.holds("claim-a")).isFalse();
     assertThat(queue.size()).isZero();
     assertThat(state.isMarkedForDeletion("fake://node-a")).isTrue(); // until the Node is gone
-    assertThat(sample("karpenter_nodeclaims_disrupted_total",
-        "reason", "underutilized", "nodepool", "general", "capacity_type", "spot")).isEqualTo(1);
-    assertThat(sample("karpenter_pods_disruption_initiated_total",
-        "reason", "underutilized", "nodepool", "general")).isEqualTo(1);
+    assertThat(sample("karpenter_nodeclaims_disrupted_total", "reason", "underutilized", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "when_empty_or_underutilized", "termination_mode", "graceful")).isEqualTo(1);
+    assertThat(sample("karpenter_pods_disruption_initiated_total", "reason", "underutilized", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "when_empty_or_underutilized", "termination_mode", "graceful")).isEqualTo(1);
     assertThat(events.forObject("node-a")).extracting(TestingEventRecorder.RecordedEvent::message).containsExactly("Disrupting Node: Underutilized");
     assertThat(events.forObject("claim-a")).extracting(TestingEventRecorder.RecordedEvent::message)
         .containsExactly("Disrupting NodeClaim: Underutilized");
@@ -128,6 +133,34 @@ class OrchestrationQueueTest {
     assertThat(queue.size()).isZero();
     assertThat(sample("karpenter_voluntary_disruption_decisions_total",
         "decision", "delete", "reason", "empty", "consolidation_type", "empty")).isEqualTo(1);
+  }
+
+  @Test
+  void disruptionMetricsNameTheConsolidationPolicyOnlyForConsolidationAndTheTerminationModeFromTheGracePeriod() {
+    NodeClaim eventual = actions.nodeClaims.get("claim-a");
+    eventual.setSpec(new NodeClaimSpec());
+    eventual.getSpec().setTerminationGracePeriod(GoDuration.parse("1h"));
+    NodeClaim forceful = actions.nodeClaims.get("claim-b");
+    forceful.setSpec(new NodeClaimSpec());
+    forceful.getSpec().setTerminationGracePeriod(GoDuration.parse("0s"));
+    Candidate a = candidate("node-a", "claim-a", null);
+    Candidate b = candidate("node-b", "claim-b", null);
+    Command drift = new Command(Method.DRIFT, Reason.DRIFTED, List.of(a, b), List.of(), 0);
+    Command empty = new Command(Method.EMPTINESS, Reason.EMPTY, List.of(a), List.of(), 0);
+
+    assertThat(OrchestrationQueue.disruptionLabels(drift, a, Optional.of(eventual)))
+        .isEqualTo(new DisruptionLabels("drifted", "general", "spot", "", "eventual"));
+    assertThat(OrchestrationQueue.disruptionLabels(drift, b, Optional.of(forceful)))
+        .isEqualTo(new DisruptionLabels("drifted", "general", "spot", "", "forceful"));
+    assertThat(OrchestrationQueue.disruptionLabels(empty, a, Optional.empty()))
+        .isEqualTo(new DisruptionLabels("empty", "general", "", "when_empty_or_underutilized", "graceful"));
+
+    assertThat(queue.start(drift)).isTrue();
+    queue.reconcile();
+    assertThat(sample("karpenter_nodeclaims_disrupted_total", "reason", "drifted", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "", "termination_mode", "eventual")).isEqualTo(1);
+    assertThat(sample("karpenter_nodeclaims_disrupted_total", "reason", "drifted", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "", "termination_mode", "forceful")).isEqualTo(1);
   }
 
   @Test

@@ -55,7 +55,7 @@ final class TestViews {
     return SERIALIZATION.unmarshal(yaml, type);
   }
 
-  /** An initialized Karpenter node of pool {@code general} with 4 CPUs, provider ID {@code fake://<name>}. */
+  /** An initialized, Ready Karpenter node of pool {@code general} with 4 CPUs, provider ID {@code fake://<name>}. */
   static Node node(String name, String extraMetadata) {
     return yaml(Node.class, """
         apiVersion: v1
@@ -68,6 +68,7 @@ final class TestViews {
         spec: {providerID: "fake://%s"}
         status:
           allocatable: {cpu: "4", memory: 8Gi, pods: "40"}
+          conditions: [{type: Ready, status: "True", reason: KubeletReady}]
         """.formatted(name, name, indent(extraMetadata), name));
   }
 

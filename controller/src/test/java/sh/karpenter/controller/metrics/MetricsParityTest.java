@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The exported metric families must be exactly upstream Karpenter's names, types and label names
- * (docs/behaviour/observability.md#metrics), checked on a real scrape.
+ * (docs/behaviour/observability.md#metrics; the disruption counters' and cloud provider errors' labels
+ * as of v1.15, docs/upstream-v1.15.md), checked on a real scrape.
  */
 class MetricsParityTest {
 
@@ -22,7 +23,8 @@ class MetricsParityTest {
           Map.ofEntries(
               Map.entry("karpenter_nodeclaims_created_total", Set.of("nodepool", "reason", "min_values_relaxed")),
               Map.entry("karpenter_nodeclaims_terminated_total", Set.of("nodepool", "capacity_type")),
-              Map.entry("karpenter_nodeclaims_disrupted_total", Set.of("nodepool", "reason", "capacity_type")),
+              Map.entry("karpenter_nodeclaims_disrupted_total",
+                  Set.of("nodepool", "reason", "capacity_type", "consolidation_policy", "termination_mode")),
               Map.entry("karpenter_nodes_created_total", Set.of("nodepool")),
               Map.entry("karpenter_nodes_terminated_total", Set.of("nodepool")),
               Map.entry("karpenter_pods_scheduling_decision_duration_seconds", Set.of()),
@@ -35,7 +37,7 @@ class MetricsParityTest {
               Map.entry("karpenter_cluster_state_synced", Set.of()),
               Map.entry("karpenter_cluster_state_node_count", Set.of()),
               Map.entry("karpenter_cloudprovider_duration_seconds", Set.of("controller", "method", "provider")),
-              Map.entry("karpenter_cloudprovider_errors_total", Set.of("controller", "method", "provider", "error")),
+              Map.entry("karpenter_cloudprovider_errors_total", Set.of("controller", "method", "provider", "error", "nodepool")),
               Map.entry("operator_nodeclaim_status_condition_transitions_total", Set.of("type", "status", "reason")),
               Map.entry("operator_nodeclaim_status_condition_transition_seconds", Set.of("type", "status", "reason")),
               Map.entry("operator_nodepool_status_condition_transitions_total", Set.of("type", "status", "reason")),
@@ -54,7 +56,8 @@ class MetricsParityTest {
               Map.entry("karpenter_voluntary_disruption_queue_failures_total", Set.of("decision", "reason", "consolidation_type")),
               Map.entry("karpenter_nodepools_allowed_disruptions", Set.of("nodepool", "reason")),
               Map.entry("karpenter_consolidation_score", Set.of("nodepool", "approved")),
-              Map.entry("karpenter_pods_disruption_initiated_total", Set.of("reason", "nodepool")),
+              Map.entry("karpenter_pods_disruption_initiated_total",
+                  Set.of("reason", "nodepool", "capacity_type", "consolidation_policy", "termination_mode")),
               Map.entry("karpenter_pods_eviction_requests_total", Set.of("code")),
               Map.entry("karpenter_pods_drained_total", Set.of("reason")),
               Map.entry("karpenter_nodes_drained_total", Set.of("nodepool")),
@@ -92,7 +95,7 @@ class MetricsParityTest {
   private void touchEveryMethod() {
     metrics.nodeClaimCreated("default", "provisioning", false);
     metrics.nodeClaimTerminated("default", "spot");
-    metrics.nodeClaimDisrupted("default", "insufficient_capacity", "on-demand");
+    metrics.nodeClaimDisrupted(new DisruptionLabels("insufficient_capacity", "default", "on-demand", "", "graceful"));
     metrics.nodeCreated("default");
     metrics.nodeTerminated("default");
     for (String kind : List.of("nodeclaim", "nodepool", "node")) {
@@ -107,7 +110,7 @@ class MetricsParityTest {
     metrics.nodePoolLimit("default", "cpu", 100);
     metrics.clusterState(true, 3);
     metrics.cloudProviderCall("nodeclaim.lifecycle", "Create", "kwok", Duration.ofMillis(40));
-    metrics.cloudProviderError("nodeclaim.lifecycle", "Create", "kwok", "InsufficientCapacityError");
+    metrics.cloudProviderError("nodeclaim.lifecycle", "Create", "kwok", "InsufficientCapacityError", "default");
     metrics.controllerRuntime().reconciled("nodeclaim.lifecycle", Duration.ofMillis(5), null);
     metrics.controllerRuntime().reconciled("nodeclaim.lifecycle", Duration.ofMillis(5), new IllegalStateException());
     metrics.controllerRuntime().queueDepth("nodeclaim.lifecycle", 4);
@@ -120,7 +123,7 @@ class MetricsParityTest {
     d.queueFailure("replace", "underutilized", "single");
     d.allowedDisruptions("default", "Empty", 1);
     d.consolidationScore("default", true, 0.8);
-    d.podsDisruptionInitiated("empty", "default", 2);
+    d.podsDisruptionInitiated(new DisruptionLabels("empty", "default", "spot", "when_empty", "eventual"), 2);
     d.evictionRequest(429);
     d.podDrained("drifted");
     d.nodeDrained("default");
@@ -182,6 +185,21 @@ class MetricsParityTest {
   }
 
   @Test
+  void disruptionCountersCarryUpstreamsFiveLabelsInOrder() {
+    DisruptionLabels labels = new DisruptionLabels("underutilized", "default", "spot", "balanced", "forceful");
+    metrics.nodeClaimDisrupted(labels);
+    metrics.disruption().podsDisruptionInitiated(labels, 3);
+    metrics.disruption().podsDisruptionInitiated(labels, 0);
+    String text = metrics.scrape();
+
+    assertThat(text)
+        .contains("karpenter_nodeclaims_disrupted_total{reason=\"underutilized\",nodepool=\"default\",capacity_type=\"spot\","
+            + "consolidation_policy=\"balanced\",termination_mode=\"forceful\",} 1.0")
+        .contains("karpenter_pods_disruption_initiated_total{reason=\"underutilized\",nodepool=\"default\",capacity_type=\"spot\","
+            + "consolidation_policy=\"balanced\",termination_mode=\"forceful\",} 3.0");
+  }
+
+  @Test
   void durationHistogramsUseUpstreamsDurationBuckets() {
     metrics.podSchedulingDecision(Duration.ofMillis(7));
     ScrapedText scraped = ScrapedText.parse(metrics.scrape());
@@ -239,7 +257,8 @@ class MetricsParityTest {
   void nullLabelValuesBecomeEmptyStrings() {
     metrics.nodeClaimCreated(null, null, false);
     metrics.nodePoolUsage("default", null, 1);
-    metrics.cloudProviderError(null, null, null, null);
+    metrics.cloudProviderError(null, null, null, null, null);
+    metrics.nodeClaimDisrupted(new DisruptionLabels(null, null, null, null, null));
     ScrapedText scraped = ScrapedText.parse(metrics.scrape());
 
     assertThat(scraped.value(
@@ -248,7 +267,10 @@ class MetricsParityTest {
     assertThat(scraped.value("karpenter_nodepools_usage", Map.of("nodepool", "default", "resource_type", "")))
         .contains(1.0);
     assertThat(scraped.value(
-            "karpenter_cloudprovider_errors_total", Map.of("controller", "", "method", "", "provider", "", "error", "")))
+            "karpenter_cloudprovider_errors_total", Map.of("controller", "", "method", "", "provider", "", "error", "", "nodepool", "")))
+        .contains(1.0);
+    assertThat(scraped.value("karpenter_nodeclaims_disrupted_total", Map.of(
+            "reason", "", "nodepool", "", "capacity_type", "", "consolidation_policy", "", "termination_mode", "")))
         .contains(1.0);
   }
 
@@ -285,7 +307,7 @@ class MetricsParityTest {
     assertThatCode(() -> {
           noop.nodeClaimCreated(null, null, true);
           noop.nodeClaimTerminated(null, null);
-          noop.nodeClaimDisrupted(null, null, null);
+          noop.nodeClaimDisrupted(new DisruptionLabels(null, null, null, null, null));
           noop.nodeCreated(null);
           noop.nodeTerminated(null);
           noop.conditionTransition(null, null, null, null, null);
@@ -299,7 +321,7 @@ class MetricsParityTest {
           noop.nodePoolDeleted(null);
           noop.clusterState(true, 1);
           noop.cloudProviderCall(null, null, null, Duration.ZERO);
-          noop.cloudProviderError(null, null, null, null);
+          noop.cloudProviderError(null, null, null, null, null);
           noop.controllerRuntime().reconciled(null, null, new RuntimeException());
           noop.controllerRuntime().queueDepth(null, 1);
         })

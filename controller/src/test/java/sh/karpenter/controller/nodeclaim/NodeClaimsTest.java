@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 
 class NodeClaimsTest {
@@ -26,5 +27,28 @@ class NodeClaimsTest {
 
     assertThat(NodeClaims.isManaged(nodeClaim("karpenter.test.sh", "TestNodeClass"), provider)).isTrue();
     assertThat(NodeClaims.isManaged(nodeClaim("karpenter.k8s.aws", "EC2NodeClass"), provider)).isFalse();
+  }
+
+  private static NodeClaim withGracePeriod(String gracePeriod) {
+    return SERIALIZATION.unmarshal("""
+        apiVersion: karpenter.sh/v1
+        kind: NodeClaim
+        metadata: {name: c, labels: {karpenter.sh/nodepool: general, karpenter.sh/capacity-type: spot}}
+        spec: {nodeClassRef: {group: karpenter.test.sh, kind: TestNodeClass, name: default}%s}
+        """.formatted(gracePeriod == null ? "" : ", terminationGracePeriod: " + gracePeriod), NodeClaim.class);
+  }
+
+  @Test
+  void theTerminationModeFollowsTheTerminationGracePeriodAsUpstreams() {
+    assertThat(NodeClaims.terminationMode(withGracePeriod(null))).isEqualTo("graceful");
+    assertThat(NodeClaims.terminationMode(withGracePeriod("1h30m"))).isEqualTo("eventual");
+    assertThat(NodeClaims.terminationMode(withGracePeriod("0s"))).isEqualTo("forceful");
+    assertThat(NodeClaims.terminationMode(null)).isEqualTo("graceful");
+  }
+
+  @Test
+  void disruptionLabelsOutsideConsolidationNameNoPolicy() {
+    assertThat(NodeClaims.disruptionLabels(withGracePeriod("10m"), "expired"))
+        .isEqualTo(new DisruptionLabels("expired", "general", "spot", "", "eventual"));
   }
 }

@@ -49,4 +49,21 @@ class NominationsTest {
 
     assertThat(nominations.forPod("team/a")).contains("node-2");
   }
+
+  @Test
+  void aPodStaysMappedToItsLatestNominationPastTheWindowUntilItIsForgotten() {
+    nominations.nominate("team/a", "claim-1");
+    nominations.nominate("team/b", "claim-1");
+    nominations.nominate("team/c", "claim-2");
+    clock.step(Duration.ofMinutes(5));
+
+    assertThat(nominations.forPod("team/a")).isEmpty();
+    assertThat(nominations.podsNominatedTo("claim-1")).containsExactly("team/a", "team/b");
+
+    nominations.nominate("team/b", "node-9");
+    nominations.forgetPod("team/a");
+    assertThat(nominations.podsNominatedTo("claim-1")).isEmpty();
+    assertThat(nominations.podsNominatedTo("claim-2")).containsExactly("team/c");
+    assertThat(nominations.podsNominatedTo("node-9")).containsExactly("team/b");
+  }
 }

@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -22,7 +21,8 @@ import java.util.regex.Pattern;
  * up: 5% of 10 nodes gives 1); a budget outside its schedule window contributes {@link
  * Integer#MAX_VALUE}; a budget that does not parse fails closed and contributes 0. The pool allows, for
  * a reason, the minimum over the budgets whose reasons include it (or name none), less the nodes
- * already being disrupted, floored at 0.
+ * already disrupting for that reason (deleting, marked for deletion, or NotReady except for {@link
+ * Reason#UNHEALTHY}), floored at 0.
  */
 public final class Budgets {
   private static final Pattern NODES = Pattern.compile("^(?:(100|[0-9]{1,2})%|([0-9]+))$");
@@ -97,13 +97,18 @@ public final class Budgets {
    * repair, which no method here does yet).
    */
   public static Map<String, Map<Reason, Integer>> allowed(DisruptionInput input) {
-    Map<String, int[]> counts = counts(input.nodes());
+    Map<String, Integer> numNodes = new HashMap<>();
+    for (StateNode node : input.nodes()) {
+      if (counts(node)) {
+        numNodes.merge(node.nodePoolName(), 1, Integer::sum);
+      }
+    }
     Map<String, Map<Reason, Integer>> result = new TreeMap<>();
     for (PoolPolicy pool : input.pools().values()) {
-      int numNodes = counts.getOrDefault(pool.nodePoolName(), new int[2])[0];
+      int count = numNodes.getOrDefault(pool.nodePoolName(), 0);
       Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
       for (Reason reason : METHOD_REASONS) {
-        byReason.put(reason, allowed(pool, reason, numNodes, input.now()));
+        byReason.put(reason, allowed(pool, reason, count, input.now()));
       }
       result.put(pool.nodePoolName(), Map.copyOf(byReason));
     }
@@ -111,12 +116,23 @@ public final class Budgets {
   }
 
   /**
-   * Per NodePool, how many more nodes {@code reason} may disrupt now: {@link #allowed(DisruptionInput)}
-   * less the pool's nodes already deleting or marked for deletion, floored at 0. The map is mutable:
-   * methods decrement it as they take candidates.
+   * Per NodePool, how many more nodes {@code reason} may disrupt now (upstream's {@code
+   * BuildDisruptionBudgetMapping}): {@link #allowed(PoolPolicy, Reason, int, Instant)} out of the
+   * pool's {@linkplain #counts counted} nodes, less those of them that are {@linkplain #disrupting
+   * disrupting} for the reason, floored at 0. The map is mutable: methods decrement it as they take
+   * candidates.
    */
   public static Map<String, Integer> remaining(DisruptionInput input, Reason reason) {
-    Map<String, int[]> counts = counts(input.nodes());
+    Map<String, int[]> counts = new HashMap<>();
+    for (StateNode node : input.nodes()) {
+      if (counts(node)) {
+        int[] count = counts.computeIfAbsent(node.nodePoolName(), k -> new int[2]);
+        count[0]++;
+        if (disrupting(node, reason)) {
+          count[1]++;
+        }
+      }
+    }
     Map<String, Integer> result = new HashMap<>();
     for (PoolPolicy pool : input.pools().values()) {
       int[] count = counts.getOrDefault(pool.nodePoolName(), new int[2]);
@@ -126,32 +142,31 @@ public final class Budgets {
     return result;
   }
 
+  /**
+   * Whether the node counts towards its NodePool's budgets (upstream's {@code NodePoolStatsFromNodes}):
+   * it is managed and initialized, and its instance is not being terminated ({@code
+   * InstanceTerminating}). A launched node that is not initialized yet does not count, so replacements
+   * on their way in do not round a percentage up.
+   */
+  static boolean counts(StateNode node) {
+    return node.managed() && node.node().initialized() && !node.instanceTerminating() && node.nodePoolName() != null;
+  }
+
+  /**
+   * Whether a {@linkplain #counts counted} node already uses up a disruption of the budget for {@code
+   * reason}: it is deleting or marked for deletion (a disruption in flight), or it is not Ready,
+   * except for {@link Reason#UNHEALTHY}: NotReady is what node repair repairs, so counting such nodes
+   * against repair's own budget would let a wave of unhealthy nodes block their repair (upstream v1.15).
+   */
+  static boolean disrupting(StateNode node, Reason reason) {
+    return node.deleting() || node.markedForDeletion() || (!node.ready() && reason != Reason.UNHEALTHY);
+  }
+
   private static Set<Reason> methodReasons() {
     Set<Reason> reasons = EnumSet.noneOf(Reason.class);
     for (Method method : Method.values()) {
       reasons.add(method.reason());
     }
     return Collections.unmodifiableSet(reasons);
-  }
-
-  /**
-   * Per NodePool: {numNodes, disrupting}. numNodes counts managed, initialized nodes that are not
-   * deleting; disrupting counts managed, initialized nodes that are deleting or marked for deletion.
-   */
-  private static Map<String, int[]> counts(List<StateNode> nodes) {
-    Map<String, int[]> counts = new HashMap<>();
-    for (StateNode node : nodes) {
-      if (!node.managed() || !node.node().initialized() || node.nodePoolName() == null) {
-        continue;
-      }
-      int[] count = counts.computeIfAbsent(node.nodePoolName(), k -> new int[2]);
-      if (!node.deleting()) {
-        count[0]++;
-      }
-      if (node.deleting() || node.markedForDeletion()) {
-        count[1]++;
-      }
-    }
-    return counts;
   }
 }

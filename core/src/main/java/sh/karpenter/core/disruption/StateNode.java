@@ -19,7 +19,13 @@ import sh.karpenter.core.scheduling.ExistingNode;
  * @param expireAfter null for {@code Never}
  * @param consolidatable the NodeClaim's {@code Consolidatable=True}
  * @param drift the NodeClaim's {@code Drifted=True} condition, or null
- * @param deleting the Node or NodeClaim has a deletion timestamp
+ * @param ready the Node's {@code Ready} condition is {@code True} (false without a Node); a managed,
+ *     initialized node that is not Ready uses up every disruption budget but {@link Reason#UNHEALTHY}'s
+ * @param deleting the Node or NodeClaim has a deletion timestamp, or the NodeClaim is {@code
+ *     InstanceTerminating=True} (upstream's {@code StateNode.Deleted()}, which for a managed node looks
+ *     at the NodeClaim only; Node termination deletes the NodeClaim at once)
+ * @param instanceTerminating the NodeClaim's {@code InstanceTerminating=True}: its instance is being
+ *     deleted, and the node counts towards no budget any more
  * @param markedForDeletion an orchestration command holds it
  * @param nominated pods were recently nominated to it by provisioning
  * @param doNotDisrupt the Node carries {@code karpenter.sh/do-not-disrupt: "true"}
@@ -36,7 +42,9 @@ public record StateNode(
     Duration expireAfter,
     boolean consolidatable,
     Drift drift,
+    boolean ready,
     boolean deleting,
+    boolean instanceTerminating,
     boolean markedForDeletion,
     boolean nominated,
     boolean doNotDisrupt,

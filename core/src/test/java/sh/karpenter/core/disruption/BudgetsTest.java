@@ -138,10 +138,112 @@ class BudgetsTest {
     f.node("uninitialized", "default", ladder(2).getFirst()).uninitialized();
     f.node("elsewhere", "other", ladder(2).getFirst());
     DisruptionInput input = f.input();
-    // numNodes = 9 (8 + marked; not the deleting or uninitialized one): ceil(2.7) = 3
+    // numNodes = 10 (8 + marked + deleting; not the uninitialized one): ceil(3.0) = 3
     assertThat(Budgets.allowed(input)).containsEntry("default", Map.of(Reason.EMPTY, 3, Reason.DRIFTED, 3, Reason.UNDERUTILIZED, 3));
     // two already disrupting
     assertThat(Budgets.remaining(input, Reason.EMPTY)).containsEntry("default", 1).containsEntry("other", 1);
+  }
+
+  // Upstream v1.15 pkg/controllers/disruption/suite_test.go "BuildDisruptionBudgetMapping": ten
+  // initialized nodes of one NodePool with a 100% budget.
+  private static DisruptionFixture tenNodes(String budget) {
+    DisruptionFixture f = new DisruptionFixture();
+    f.now = MONDAY_NOON;
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of(nodes(budget)), ladder(2));
+    for (int i = 0; i < 10; i++) {
+      f.node("n-" + i, "default", ladder(2).getFirst());
+    }
+    return f;
+  }
+
+  private static final List<Reason> DISCRETIONARY = List.of(Reason.EMPTY, Reason.UNDERUTILIZED, Reason.DRIFTED);
+
+  /** Pool {@code default} has {@code remaining} disruptions left for each of {@code reasons}. */
+  private static void assertRemaining(DisruptionInput input, List<Reason> reasons, int remaining) {
+    for (Reason reason : reasons) {
+      assertThat(Budgets.remaining(input, reason)).as(reason.apiName()).containsEntry("default", remaining);
+    }
+  }
+
+  @ParameterizedTest(name = "an {0} node is not counted")
+  @CsvSource({"unmanaged", "uninitialized", "instance-terminating"})
+  void nodesOutsideTheBudgetsAreNotCounted(String kind) {
+    DisruptionFixture f = tenNodes("100%");
+    DisruptionFixture.NodeBuilder extra = f.node(kind, "default", ladder(2).getFirst());
+    switch (kind) {
+      case "unmanaged" -> extra.unmanaged();
+      case "uninitialized" -> extra.uninitialized().notReady();
+      default -> extra.instanceTerminating();
+    }
+    assertRemaining(f.input(), DISCRETIONARY, 10);
+  }
+
+  @Test
+  void aPoolWhoseNodesAreAllDeletingHasNoBudgetLeft() {
+    DisruptionFixture f = tenNodes("10%");
+    f.nodes.forEach(DisruptionFixture.NodeBuilder::deleting);
+    assertRemaining(f.input(), List.of(Reason.values()), 0);
+  }
+
+  @Test
+  void deletingAndMarkedNodesCountTowardsTheTotalAndAgainstTheBudget() {
+    DisruptionFixture f = tenNodes("100%");
+    f.nodes.get(0).deleting();
+    f.nodes.get(1).markedForDeletion();
+    assertRemaining(f.input(), DISCRETIONARY, 8);
+  }
+
+  @Test
+  void notReadyNodesUseUpEveryBudgetButTheUnhealthyOne() {
+    DisruptionFixture f = tenNodes("100%");
+    f.nodes.get(0).notReady();
+    f.nodes.get(1).notReady();
+    DisruptionInput input = f.input();
+    assertRemaining(input, DISCRETIONARY, 8);
+    // NotReady is what node repair repairs: counting them against its own budget would starve it.
+    assertThat(Budgets.remaining(input, Reason.UNHEALTHY)).containsEntry("default", 10);
+    // They still count towards the pool's total, so what the budgets allow is unchanged.
+    assertThat(Budgets.allowed(input)).containsEntry("default", Map.of(Reason.EMPTY, 10, Reason.DRIFTED, 10, Reason.UNDERUTILIZED, 10));
+  }
+
+  @Test
+  void deletingNodesStillUseUpTheUnhealthyBudget() {
+    DisruptionFixture f = tenNodes("100%");
+    f.nodes.get(0).deleting().notReady();
+    f.nodes.get(1).deleting();
+    assertThat(Budgets.remaining(f.input(), Reason.UNHEALTHY)).containsEntry("default", 8);
+  }
+
+  @Test
+  void aNotReadyNodeCountsOnceEvenWhenItIsAlsoDeleting() {
+    DisruptionFixture f = tenNodes("100%");
+    f.nodes.get(0).deleting().notReady();
+    f.nodes.get(1).markedForDeletion().notReady();
+    f.nodes.get(2).notReady();
+    assertThat(Budgets.remaining(f.input(), Reason.DRIFTED)).containsEntry("default", 7);
+  }
+
+  @Test
+  void aNotReadyNodeBlocksEmptinessWhenItUsesUpTheBudget() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.now = MONDAY_NOON;
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY, Duration.ZERO, List.of(nodes("1")), ladder(2));
+    f.node("busy", "default", ladder(2).getFirst()).notReady().pods(DisruptionFixture.pod("100m"));
+    f.node("empty", "default", ladder(2).getFirst());
+
+    Decision decision = f.decide();
+
+    assertThat(decision.commands()).isEmpty();
+    assertThat(decision.allowedDisruptions()).containsEntry("default", Map.of(Reason.EMPTY, 1, Reason.DRIFTED, 1, Reason.UNDERUTILIZED, 1));
+    assertThat(decision.blocked()).anySatisfy(b -> {
+      assertThat(b.nodeName()).isEqualTo("empty");
+      assertThat(b.message()).contains("budget for nodepool default reason Empty allows 0 disruptions")
+          .contains("already being disrupted");
+    });
+
+    f.nodes.getFirst().ready = true;
+    assertThat(f.decide().commands()).singleElement().satisfies(c -> assertThat(c.candidates()).singleElement()
+        .satisfies(candidate -> assertThat(candidate.name()).isEqualTo("empty")));
   }
 
   @Test

@@ -133,7 +133,9 @@ final class DisruptionFixture {
     Instant lastPodEventAt;
     Duration expireAfter = Duration.ofDays(30);
     Drift drift;
+    boolean ready = true;
     boolean deleting;
+    boolean instanceTerminating;
     boolean markedForDeletion;
     boolean nominated;
     boolean doNotDisrupt;
@@ -198,6 +200,19 @@ final class DisruptionFixture {
     }
 
     NodeBuilder deleting() {
+      deleting = true;
+      return this;
+    }
+
+    /** The Node's Ready condition is not True. */
+    NodeBuilder notReady() {
+      ready = false;
+      return this;
+    }
+
+    /** The NodeClaim is {@code InstanceTerminating=True} (and so, as upstream, deleting). */
+    NodeBuilder instanceTerminating() {
+      instanceTerminating = true;
       deleting = true;
       return this;
     }
@@ -286,7 +301,9 @@ final class DisruptionFixture {
           expireAfter,
           consolidatable,
           drift,
+          ready,
           deleting,
+          instanceTerminating,
           markedForDeletion,
           nominated,
           doNotDisrupt,

@@ -115,6 +115,8 @@ class DisruptionRandomTest {
         case 1 -> node.uninitialized();
         case 2 -> node.nominated();
         case 3 -> node.deleting();
+        case 4 -> node.notReady();
+        case 5 -> node.instanceTerminating();
         default -> {}
       }
     }

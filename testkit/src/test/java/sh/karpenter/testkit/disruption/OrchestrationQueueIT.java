@@ -81,7 +81,7 @@ class OrchestrationQueueIT {
     events = new TestingEventRecorder(clock);
     Metrics metrics = new Metrics(new CollectorRegistry());
     state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(provider), Options.defaults());
-    lifecycle = new Controller<>(NodeClaimLifecycle.NAME, new NodeClaimLifecycle(client, informers, provider, clock, events, metrics), 4,
+    lifecycle = new Controller<>(NodeClaimLifecycle.NAME, new NodeClaimLifecycle(client, informers, provider, clock, events, metrics, state::podsNominatedTo), 4,
         clock, ReconcileObserver.NOOP);
     informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> lifecycle.enqueue(claim.getMetadata().getName())));
     informers.nodes().addEventHandler(EventHandlers.onChange((Node node) -> NodeClaims.forProviderId(informers,

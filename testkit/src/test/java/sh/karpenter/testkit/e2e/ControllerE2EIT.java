@@ -26,6 +26,8 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
@@ -134,6 +136,30 @@ class ControllerE2EIT {
     assertThat(node.getMetadata().getName()).isNotEqualTo(first.getMetadata().getName());
     assertThat(node.getMetadata().getLabels()).containsEntry(Labels.ZONE, zone);
     assertThat(node.getMetadata().getLabels().get(Labels.INSTANCE_TYPE)).isNotEqualTo(cheapestType);
+  }
+
+  @Test
+  void aLaunchWithoutCapacityTellsTheNominatedPodWhyAndItRunsOnceCapacityReturns(KubernetesClient client) {
+    TestObjects.createNodeClass(client);
+    nodePool("default", "on-demand").create(client);
+    KwokCloudProvider provider = operators.provider(client, InstanceTypeCatalog.aws());
+    provider.failures().blockCapacityType("on-demand");
+    TestingEventRecorder events = new TestingEventRecorder();
+    operators.start(client, provider, InProcessOperators.options(), events);
+
+    client.pods().resource(TestObjects.pausePod("starved", "app", "1", "1Gi")).create();
+
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(events.forObject("starved"))
+        .anySatisfy(e -> {
+          assertThat(e.kind()).isEqualTo("Pod");
+          assertThat(e.type()).isEqualTo(EventRecorder.WARNING);
+          assertThat(e.reason()).isEqualTo("InsufficientCapacityError");
+          assertThat(e.message()).matches("NodeClaim default-\\w+ nominated for this pod failed to launch: .+");
+        }));
+    assertThat(TestObjects.running(client.pods().withName("starved").get())).isFalse();
+
+    provider.failures().unblockAll();
+    await().atMost(TIMEOUT).untilAsserted(() -> assertThat(TestObjects.running(client.pods().withName("starved").get())).isTrue());
   }
 
   @Test

@@ -9,6 +9,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.client.CollectorRegistry;
@@ -32,11 +34,13 @@ import sh.karpenter.controller.node.termination.NodeTermination;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.operator.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.cloudprovider.InsufficientCapacityException;
@@ -58,6 +62,7 @@ class NodeClaimLifecycleIT {
   private TestingCloudProvider cloudProvider;
   private TestingEventRecorder events;
   private Metrics metrics;
+  private ClusterState state;
   private NodeClaimLifecycle lifecycle;
   private NodeTermination nodeTermination;
 
@@ -69,7 +74,8 @@ class NodeClaimLifecycleIT {
     cloudProvider = new TestingCloudProvider(FakeInstanceTypes.instanceTypes(4));
     events = new TestingEventRecorder(clock);
     metrics = new Metrics(new CollectorRegistry());
-    lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics);
+    state = new ClusterState(informers, clock, ClusterState.instanceTypesOf(cloudProvider), Options.defaults());
+    lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, state::podsNominatedTo);
     nodeTermination = new NodeTermination(client, informers, cloudProvider,
         new EvictionQueue(client, informers, clock, events, metrics, ReconcileObserver.NOOP), clock, events, metrics);
   }
@@ -157,9 +163,19 @@ class NodeClaimLifecycleIT {
   }
 
   @Test
-  void insufficientCapacityDeletesTheNodeClaim() {
+  void insufficientCapacityDeletesTheNodeClaimAndTellsItsWaitingPods() {
     createNodeClaim("default-ice");
     cloudProvider.nextCreateError(new InsufficientCapacityException("no capacity for fake-it-1"));
+    // Pods the provisioner nominated to the NodeClaim: one still waiting, one bound meanwhile; and one
+    // nominated elsewhere. A node selector nothing matches keeps kube-scheduler from binding them.
+    createPod(waiting("ice-waiting"));
+    createPod(new PodBuilder(waiting("ice-bound")).editSpec().withNodeName("elsewhere").endSpec().build());
+    createPod(waiting("ice-other"));
+    await().atMost(30, SECONDS).until(() -> List.of("ice-waiting", "ice-bound", "ice-other").stream()
+        .allMatch(name -> informers.pods().getStore().getByKey("default/" + name) != null));
+    state.nominate("default/ice-waiting", "default-ice");
+    state.nominate("default/ice-bound", "default-ice");
+    state.nominate("default/ice-other", "default-other");
 
     lifecycle.reconcile("default-ice");
 
@@ -170,6 +186,15 @@ class NodeClaimLifecycleIT {
       assertThat(e.reason()).isEqualTo("InsufficientCapacityError");
       assertThat(e.message()).contains("no capacity for fake-it-1");
     });
+    assertThat(events.forObject("ice-waiting")).singleElement().satisfies(e -> {
+      assertThat(e.kind()).isEqualTo("Pod");
+      assertThat(e.namespace()).isEqualTo("default");
+      assertThat(e.type()).isEqualTo(EventRecorder.WARNING);
+      assertThat(e.reason()).isEqualTo("InsufficientCapacityError");
+      assertThat(e.message()).isEqualTo("NodeClaim default-ice nominated for this pod failed to launch: no capacity for fake-it-1");
+    });
+    assertThat(events.forObject("ice-bound")).isEmpty();
+    assertThat(events.forObject("ice-other")).isEmpty();
     assertThat(metrics.scrape()).containsPattern("karpenter_nodeclaims_disrupted_total\\{[^}]*reason=\"insufficient_capacity\"[^}]*} 1.0");
 
     // Finalization: nothing was launched, so the finalizer just goes.
@@ -178,6 +203,18 @@ class NodeClaimLifecycleIT {
       return client.resources(NodeClaim.class).withName("default-ice").get() == null;
     });
     assertThat(cloudProvider.deleteCalls()).isEmpty();
+    for (String pod : List.of("ice-waiting", "ice-bound", "ice-other")) {
+      client.pods().inNamespace("default").withName(pod).withGracePeriod(0).delete();
+    }
+  }
+
+  /** A pending pod kube-scheduler cannot place (its node selector matches no node). */
+  private static Pod waiting(String name) {
+    return new PodBuilder(TestObjects.pausePod(name, "ice")).editSpec().addToNodeSelector("example.com/never", "true").endSpec().build();
+  }
+
+  private void createPod(Pod pod) {
+    client.pods().inNamespace("default").resource(pod).create();
   }
 
   @Test

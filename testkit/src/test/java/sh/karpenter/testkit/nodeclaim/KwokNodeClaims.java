@@ -56,7 +56,7 @@ final class KwokNodeClaims implements AutoCloseable {
     this.client = client;
     this.informers = new Informers(client);
     this.cloudProvider = new KwokCloudProvider(client, InstanceTypeCatalog.kwok(), Clock.systemUTC());
-    this.lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics);
+    this.lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, claimName -> List.of());
   }
 
   /** Starts the informers, waits for their caches, and creates the default KWOKNodeClass. */

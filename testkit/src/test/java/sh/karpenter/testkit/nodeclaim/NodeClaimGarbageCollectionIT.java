@@ -110,7 +110,7 @@ class NodeClaimGarbageCollectionIT {
 
     // The restarted controller (a new lifecycle, its launch cache empty) launches again and records it.
     NodeClaimLifecycle restarted = new NodeClaimLifecycle(client, kwok.informers, kwok.cloudProvider, kwok.clock, kwok.events,
-        kwok.metrics);
+        kwok.metrics, claimName -> List.of());
     await().atMost(30, SECONDS).until(() -> {
       restarted.reconcile("default-restarted");
       NodeClaim claim = kwok.get("default-restarted");

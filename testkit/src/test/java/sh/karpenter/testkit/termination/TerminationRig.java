@@ -56,7 +56,7 @@ final class TerminationRig implements AutoCloseable {
     this.clock = clock;
     this.informers = SyncedInformers.start(new Informers(client));
     this.events = new TestingEventRecorder(clock);
-    this.lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics);
+    this.lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, claimName -> List.of());
     this.evictionQueue = new EvictionQueue(client, informers, clock, events, metrics, ReconcileObserver.NOOP);
     this.termination = new NodeTermination(client, informers, cloudProvider, evictionQueue, clock, events, metrics);
     evictionQueue.controller().start();
@@ -172,7 +172,7 @@ final class TerminationRig implements AutoCloseable {
     Controller<String> terminations = new Controller<>(NodeTermination.NAME,
         new NodeTermination(client, informers, cloudProvider, queue, clock, events, metrics), 4, clock, ReconcileObserver.NOOP);
     Controller<String> lifecycles = new Controller<>(NodeClaimLifecycle.NAME,
-        new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics), 4, clock, ReconcileObserver.NOOP);
+        new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, claimName -> List.of()), 4, clock, ReconcileObserver.NOOP);
     AtomicBoolean running = new AtomicBoolean(true);
     informers.nodes().addEventHandler(EventHandlers.onChange(n -> {
       if (running.get() && n.getMetadata().getName().equals(node)) {

@@ -100,7 +100,7 @@ public final class Expiration implements Reconciler<String> {
     String expireAfter = nodeClaim.getSpec().getExpireAfter().text();
     LOG.info("deleting expired nodeclaim {} (nodepool {}, expireAfter {})",
         nodeClaim.getMetadata().getName(), NodeClaims.nodePool(nodeClaim), expireAfter);
-    metrics.nodeClaimDisrupted(NodeClaims.nodePool(nodeClaim), METRIC_REASON, NodeClaims.capacityType(nodeClaim));
+    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, METRIC_REASON));
     events.normal(nodeClaim, EVENT_REASON, "NodeClaim expired after " + expireAfter);
   }
 }

@@ -134,7 +134,7 @@ public final class GarbageCollection {
     }
     LOG.info("garbage collecting nodeclaim {} with no cloudprovider representation (provider-id {}, nodepool {})",
         name, NodeClaims.providerId(nodeClaim), NodeClaims.nodePool(nodeClaim));
-    metrics.nodeClaimDisrupted(NodeClaims.nodePool(nodeClaim), METRIC_REASON, NodeClaims.capacityType(nodeClaim));
+    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, METRIC_REASON));
   }
 
   /** Terminates a leaked instance; it stays remembered, so later passes repeat the call until it is gone. */

@@ -2,12 +2,16 @@ package sh.karpenter.controller.nodeclaim.lifecycle;
 
 import static sh.karpenter.api.v1.ConditionTypes.LAUNCHED;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
@@ -18,6 +22,7 @@ import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.StatusConditions;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.TokenBucket;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.CreateException;
 import sh.karpenter.core.cloudprovider.Instance;
@@ -34,6 +39,11 @@ import sh.karpenter.core.wellknown.Labels;
  * NodeClass that is not ready delete the NodeClaim, so the provisioner tries again with fresh
  * offerings; any other error leaves {@code Launched=Unknown} with the reason and is retried with
  * backoff until the liveness timeout.
+ *
+ * <p>Insufficient capacity is also told, with an {@code InsufficientCapacityError} event, to each pod
+ * nominated to the NodeClaim that is still waiting for a node (not bound, finished or terminating), so
+ * users see why their pods stay pending without Karpenter's logs (upstream v1.15; these events are
+ * limited to 5 per second, bursts of 10).
  */
 final class Launch implements Step {
   private static final Logger LOG = LoggerFactory.getLogger(Launch.class);
@@ -52,13 +62,22 @@ final class Launch implements Step {
   private final LaunchCache cache;
   private final EventRecorder events;
   private final Metrics metrics;
+  private final Function<String, List<Pod>> nominatedPods;
+  /** Upstream's {@code InsufficientCapacityErrorPodRateLimiter}. */
+  private final TokenBucket podEvents;
 
-  Launch(KubernetesClient client, CloudProvider cloudProvider, LaunchCache cache, EventRecorder events, Metrics metrics) {
+  /**
+   * @param nominatedPods the pods nominated to a NodeClaim (by name), as the informer has them
+   */
+  Launch(KubernetesClient client, CloudProvider cloudProvider, LaunchCache cache, EventRecorder events, Metrics metrics,
+      Function<String, List<Pod>> nominatedPods, Clock clock) {
     this.client = client;
     this.cloudProvider = cloudProvider;
     this.cache = cache;
     this.events = events;
     this.metrics = metrics;
+    this.nominatedPods = nominatedPods;
+    this.podEvents = new TokenBucket(5, 10, clock);
   }
 
   @Override
@@ -86,6 +105,7 @@ final class Launch implements Step {
         instance = cloudProvider.create(request);
       } catch (InsufficientCapacityException e) {
         giveUp(state, e, INSUFFICIENT_CAPACITY_EVENT, INSUFFICIENT_CAPACITY_REASON);
+        tellNominatedPods(nodeClaim, e);
         return Result.done();
       } catch (NodeClassNotReadyException e) {
         giveUp(state, e, NODE_CLASS_NOT_READY_EVENT, NODE_CLASS_NOT_READY_REASON);
@@ -120,7 +140,28 @@ final class Launch implements Step {
     // A conflict propagates, and the reconcile starts over from a fresh copy.
     ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
-    metrics.nodeClaimDisrupted(NodeClaims.nodePool(nodeClaim), metricReason, NodeClaims.capacityType(nodeClaim));
+    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, metricReason));
+  }
+
+  /**
+   * An {@code InsufficientCapacityError} event on each pod nominated to the NodeClaim that still waits
+   * for a node (upstream's {@code publishPodInsufficientCapacityEvents}).
+   */
+  void tellNominatedPods(NodeClaim nodeClaim, RuntimeException error) {
+    String name = nodeClaim.getMetadata().getName();
+    String message = StatusConditions.truncate("NodeClaim " + name + " nominated for this pod failed to launch: " + error.getMessage());
+    for (Pod pod : nominatedPods.apply(name)) {
+      if (waiting(pod) && podEvents.tryAcquire()) {
+        events.warning(pod, INSUFFICIENT_CAPACITY_EVENT, message);
+      }
+    }
+  }
+
+  /** Neither bound to a node, finished, nor terminating: the event would otherwise mislead. */
+  static boolean waiting(Pod pod) {
+    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return !bound && !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
   }
 
   /**

@@ -63,7 +63,7 @@ final class Liveness implements Step {
     ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
     LOG.info("deleting nodeclaim {}: {} after {}", name, reason, timeout);
-    metrics.nodeClaimDisrupted(NodeClaims.nodePool(nodeClaim), reason, NodeClaims.capacityType(nodeClaim));
+    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, reason));
     return Result.done();
   }
 }

@@ -6,6 +6,7 @@ import static sh.karpenter.api.v1.ConditionTypes.REGISTERED;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
@@ -62,8 +64,12 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
   private final List<Step> steps;
   private final Finalization finalization;
 
-  public NodeClaimLifecycle(
-      KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, EventRecorder events, Metrics metrics) {
+  /**
+   * @param nominatedPods the pods nominated to a NodeClaim, by its name ({@code ClusterState::podsNominatedTo}):
+   *     a launch that fails for insufficient capacity tells them
+   */
+  public NodeClaimLifecycle(KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, EventRecorder events,
+      Metrics metrics, Function<String, List<Pod>> nominatedPods) {
     this.client = client;
     this.informers = informers;
     this.clock = clock;
@@ -72,7 +78,7 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
     this.cloudProvider = cloudProvider;
     LaunchCache cache = new LaunchCache(clock);
     this.steps = List.of(
-        new Launch(client, cloudProvider, cache, events, metrics),
+        new Launch(client, cloudProvider, cache, events, metrics, nominatedPods, clock),
         new Registration(client, informers, events, metrics),
         new Initialization(client, informers),
         new Liveness(client, metrics));

@@ -2,11 +2,20 @@ package sh.karpenter.controller.nodeclaim.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.core.clock.TestingClock;
+import sh.karpenter.core.cloudprovider.InsufficientCapacityException;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.resources.Resources;
 
@@ -84,5 +93,78 @@ class LaunchTest {
 
     assertThat(nodeClaim.getStatus().getImageID()).isNull();
     assertThat(nodeClaim.getMetadata().getLabels()).doesNotContainKey("node.kubernetes.io/instance-type");
+  }
+
+  private static Pod pod(String name, String extraSpec, String extraMetadata, String phase) {
+    return Manifests.pod("""
+        metadata:
+          name: %s
+          namespace: apps
+          uid: uid-%s
+        %s
+        spec:
+          containers: [{name: main, image: pause}]
+        %s
+        status: {phase: %s}
+        """.formatted(name, name, extraMetadata.isEmpty() ? "" : "  " + extraMetadata, extraSpec.isEmpty() ? "" : "  " + extraSpec, phase));
+  }
+
+  @Test
+  void insufficientCapacityIsToldToTheNominatedPodsStillWaitingForANode() {
+    List<Pod> nominated = List.of(
+        pod("waiting", "", "", "Pending"),
+        pod("bound", "nodeName: node-1", "", "Pending"),
+        pod("done", "", "", "Succeeded"),
+        pod("failed", "", "", "Failed"),
+        pod("terminating", "", "deletionTimestamp: \"2030-01-01T00:00:00Z\"", "Pending"));
+    TestingClock clock = new TestingClock();
+    TestingEventRecorder events = new TestingEventRecorder(clock);
+    List<String> asked = new ArrayList<>();
+    Launch launch = new Launch(null, null, null, events, Metrics.noop(), name -> {
+      asked.add(name);
+      return nominated;
+    }, clock);
+
+    launch.tellNominatedPods(nodeClaim(), new InsufficientCapacityException("all offerings of fake-it-1 are out of capacity"));
+
+    assertThat(asked).containsExactly("default-abc12");
+    assertThat(events.events()).singleElement().satisfies(e -> {
+      assertThat(e.kind()).isEqualTo("Pod");
+      assertThat(e.namespace()).isEqualTo("apps");
+      assertThat(e.name()).isEqualTo("waiting");
+      assertThat(e.type()).isEqualTo("Warning");
+      assertThat(e.reason()).isEqualTo("InsufficientCapacityError");
+      assertThat(e.message()).isEqualTo(
+          "NodeClaim default-abc12 nominated for this pod failed to launch: all offerings of fake-it-1 are out of capacity");
+    });
+  }
+
+  @Test
+  void podEventsAreLimitedToFivePerSecondInBurstsOfTen() {
+    List<Pod> nominated = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      nominated.add(pod("p-" + i, "", "", "Pending"));
+    }
+    TestingClock clock = new TestingClock();
+    TestingEventRecorder events = new TestingEventRecorder(clock);
+    Launch launch = new Launch(null, null, null, events, Metrics.noop(), name -> nominated, clock);
+
+    launch.tellNominatedPods(nodeClaim(), new InsufficientCapacityException("none"));
+    assertThat(events.events()).hasSize(10);
+
+    clock.step(Duration.ofSeconds(1));
+    launch.tellNominatedPods(nodeClaim(), new InsufficientCapacityException("still none"));
+    assertThat(events.events()).hasSize(15);
+  }
+
+  @Test
+  void aLongErrorIsCutInThePodEvent() {
+    TestingClock clock = new TestingClock();
+    TestingEventRecorder events = new TestingEventRecorder(clock);
+    Launch launch = new Launch(null, null, null, events, Metrics.noop(), name -> List.of(pod("waiting", "", "", "Pending")), clock);
+
+    launch.tellNominatedPods(nodeClaim(), new InsufficientCapacityException("x".repeat(5000)));
+
+    assertThat(events.events().getFirst().message()).hasSize(StatusConditions.MAX_MESSAGE + 3).endsWith("...");
   }
 }

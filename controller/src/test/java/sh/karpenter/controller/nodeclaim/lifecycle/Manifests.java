@@ -1,10 +1,11 @@
 package sh.karpenter.controller.nodeclaim.lifecycle;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import sh.karpenter.api.v1.NodeClaim;
 
-/** NodeClaims and Nodes for the lifecycle tests, written as YAML. */
+/** NodeClaims, Nodes and Pods for the lifecycle tests, written as YAML. */
 final class Manifests {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -16,5 +17,9 @@ final class Manifests {
 
   static Node node(String yaml) {
     return SERIALIZATION.unmarshal("apiVersion: v1\nkind: Node\n" + yaml, Node.class);
+  }
+
+  static Pod pod(String yaml) {
+    return SERIALIZATION.unmarshal("apiVersion: v1\nkind: Pod\n" + yaml, Pod.class);
   }
 }
