@@ -78,7 +78,7 @@ final class TemplateIndex {
     this.template = template;
     this.ordinal = ordinal;
     this.types = template.instanceTypes().toArray(new InstanceType[0]);
-    this.words = Bits.words(types.length);
+    this.words = TypeMasks.words(types.length);
     this.dimensions = dimensions;
     this.emptyMask = new long[words];
     this.allocatable = new long[dimensions][types.length];
@@ -98,12 +98,12 @@ final class TemplateIndex {
     for (int t = 0; t < types.length; t++) {
       for (Offering offering : types[t].offerings()) {
         if (offering.isReserved()) {
-          Bits.set(reservedTypes, t);
+          TypeMasks.set(reservedTypes, t);
           break;
         }
       }
     }
-    this.hasReservedOfferings = !Bits.isEmpty(reservedTypes);
+    this.hasReservedOfferings = !TypeMasks.isEmpty(reservedTypes);
     this.sortedAllocatable = new long[dimensions][];
     this.atLeast = new long[dimensions][][];
     for (int d = 0; d < dimensions; d++) {
@@ -113,12 +113,12 @@ final class TemplateIndex {
     }
     Requirements merged = template.requirements().copy().add(Requirements.fromLabels(template.labels()));
     this.requirements = merged.frozen();
-    long[] launch = Bits.all(types.length);
+    long[] launch = TypeMasks.all(types.length);
     long[] byKeys = compatibleWith(requirements, requirements.keys());
     if (byKeys != null) {
-      Bits.andInto(launch, byKeys);
+      TypeMasks.andInto(launch, byKeys);
     }
-    Bits.andInto(launch, offeringMask(requirements));
+    TypeMasks.andInto(launch, offeringMask(requirements));
     this.launchable = launch;
     this.daemonGroups = groupDaemons(daemonSetPods, allowUndefined);
     boolean preferNoSchedule = false;
@@ -171,7 +171,7 @@ final class TemplateIndex {
           daemons.set(i);
         }
       }
-      Bits.set(typesByDaemons.computeIfAbsent(daemons, k -> new long[words]), t);
+      TypeMasks.set(typesByDaemons.computeIfAbsent(daemons, k -> new long[words]), t);
     }
     List<DaemonGroup> groups = new ArrayList<>(typesByDaemons.size());
     typesByDaemons.forEach((daemons, mask) -> {
@@ -189,7 +189,7 @@ final class TemplateIndex {
       groups.add(new DaemonGroup(mask, overhead, List.copyOf(ports), List.copyOf(members)));
     });
     if (groups.isEmpty()) {
-      groups.add(new DaemonGroup(Bits.all(types.length), new long[dimensions], List.of(), List.of()));
+      groups.add(new DaemonGroup(TypeMasks.all(types.length), new long[dimensions], List.of(), List.of()));
     }
     return List.copyOf(groups);
   }
@@ -210,17 +210,17 @@ final class TemplateIndex {
         continue;
       }
       long[] keyMask = keyMask(reqs.get(key));
-      mask = mask == null ? Bits.copy(keyMask) : and(mask, keyMask);
+      mask = mask == null ? TypeMasks.copy(keyMask) : and(mask, keyMask);
     }
     if (offeringsTouched) {
       long[] offered = offeringMask(reqs);
-      mask = mask == null ? Bits.copy(offered) : and(mask, offered);
+      mask = mask == null ? TypeMasks.copy(offered) : and(mask, offered);
     }
     return mask;
   }
 
   private static long[] and(long[] into, long[] other) {
-    Bits.andInto(into, other);
+    TypeMasks.andInto(into, other);
     return into;
   }
 
@@ -233,7 +233,7 @@ final class TemplateIndex {
       for (int t = 0; t < types.length; t++) {
         Requirements typeRequirements = types[t].requirements();
         if (!typeRequirements.has(key) || typeRequirements.get(key).intersects(requirement)) {
-          Bits.set(mask, t);
+          TypeMasks.set(mask, t);
         }
       }
       keyMasks.put(requirement, mask);
@@ -292,7 +292,7 @@ final class TemplateIndex {
       for (int t = 0; t < types.length; t++) {
         for (Offering offering : types[t].offerings()) {
           if (offering.available() && offering.isCompatible(relevant)) {
-            Bits.set(mask, t);
+            TypeMasks.set(mask, t);
             break;
           }
         }
@@ -314,7 +314,7 @@ final class TemplateIndex {
   boolean narrowToFit(long[] mask, long[] total) {
     for (int d = 0; d < total.length; d++) {
       long need = total[d];
-      if (need > 0 && !Bits.andInto(mask, atLeast(d, need))) {
+      if (need > 0 && !TypeMasks.andInto(mask, atLeast(d, need))) {
         return false;
       }
     }
@@ -341,7 +341,7 @@ final class TemplateIndex {
       long[] column = allocatable[d];
       for (int t = 0; t < types.length; t++) {
         if (column[t] >= threshold) {
-          Bits.set(mask, t);
+          TypeMasks.set(mask, t);
         }
       }
       atLeast[d][rank] = mask;
@@ -361,7 +361,7 @@ final class TemplateIndex {
 
   private long[] maxOver(long[][] matrix, long[] mask) {
     long[] max = new long[dimensions];
-    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+    for (int t = TypeMasks.next(mask, 0); t >= 0; t = TypeMasks.next(mask, t + 1)) {
       for (int d = 0; d < dimensions; d++) {
         long value = matrix[d][t];
         if (value > max[d]) {
@@ -374,8 +374,8 @@ final class TemplateIndex {
 
   /** The types in a mask, in catalogue order. */
   List<InstanceType> typesIn(long[] mask) {
-    List<InstanceType> list = new ArrayList<>(Bits.cardinality(mask));
-    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+    List<InstanceType> list = new ArrayList<>(TypeMasks.cardinality(mask));
+    for (int t = TypeMasks.next(mask, 0); t >= 0; t = TypeMasks.next(mask, t + 1)) {
       list.add(types[t]);
     }
     return list;
