@@ -58,7 +58,7 @@ public final class InstanceTypes {
 
   /**
    * Upstream's {@code SatisfiesMinValues}: walks {@code types} in order, collecting the distinct
-   * values of each minValues key, and reports how many leading types are needed to reach every
+   * values of each minValues key that the requirement on that key allows (v1.15), and reports how many leading types are needed to reach every
    * minValues, or the keys that never reach theirs.
    */
   public static MinValues satisfiesMinValues(List<InstanceType> types, Requirements reqs) {
@@ -78,7 +78,14 @@ public final class InstanceTypes {
       boolean all = true;
       for (int k = 0; k < withMinValues.size(); k++) {
         Requirement r = withMinValues.get(k);
-        seen.get(k).addAll(typeRequirements.get(r.key()).values());
+        Set<String> values = seen.get(k);
+        // Only the values the requirement still allows count: a type may offer zones (say) that the
+        // requirement, narrowed by the pods' volumes or topology, excludes, and the NodeClaim cannot get those.
+        for (String value : typeRequirements.get(r.key()).valueList()) {
+          if (r.has(value)) {
+            values.add(value);
+          }
+        }
         all &= seen.get(k).size() >= r.minValues();
       }
       if (all) {

@@ -112,6 +112,16 @@ class InstanceTypeTest {
   }
 
   @Test
+  void minValuesCountsOnlyTheValuesTheRequirementAllows() {
+    // Both types offer family a or b, but the narrowed requirement allows only b: one value, not two.
+    Requirements onlyB = Requirements.of(Requirement.of("family", Operator.In, List.of("b"), 2));
+    InstanceTypes.MinValues unmet = InstanceTypes.satisfiesMinValues(List.of(SMALL, LARGE, OTHER), onlyB);
+    assertThat(unmet.unsatisfied()).containsEntry("family", 1);
+    Requirements aOrB = Requirements.of(Requirement.of("family", Operator.In, List.of("a", "b"), 2));
+    assertThat(InstanceTypes.satisfiesMinValues(List.of(SMALL, LARGE, OTHER), aOrB).needed()).isEqualTo(2);
+  }
+
+  @Test
   void truncateKeepsTheCheapestUnlessThatBreaksMinValues() {
     assertThat(InstanceTypes.truncate(List.of(SMALL, LARGE, OTHER), new Requirements(), 2)).containsExactly(LARGE, SMALL);
     Requirements twoFamilies = Requirements.of(Requirement.of("family", Operator.Exists, List.of(), 2));

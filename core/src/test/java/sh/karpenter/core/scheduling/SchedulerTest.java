@@ -15,10 +15,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
+import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
@@ -504,6 +506,52 @@ class SchedulerTest {
     PlannedNodeClaim claim = env.expectScheduled(pod);
     assertThat(claim.nodePoolName()).isEqualTo("preferred");
     assertThat(claim.minValuesRelaxed()).isTrue();
+  }
+
+  /** Upstream's {@code multiZoneInstanceType}: 4 CPU, 4Gi, arm64 linux, a spot offering at 0.52 in each zone. */
+  private static InstanceType multiZoneInstanceType(String name, String... zones) {
+    List<Requirements> offerings = new ArrayList<>();
+    for (String zone : zones) {
+      offerings.add(reqs(req(Labels.CAPACITY_TYPE, Operator.In, Labels.CAPACITY_TYPE_SPOT), req(Labels.ZONE, Operator.In, zone)));
+    }
+    return FakeInstanceTypes.instanceType(
+        name, FakeInstanceTypes.withDefaults(resources("cpu", "4", "memory", "4Gi")), "arm64", Set.of("linux"), offerings);
+  }
+
+  /** A NodePool requiring all three test zones with minValues 3, over one type offered in all three. */
+  private void zoneMinValuesNodePoolAndZonalVolume() {
+    env.nodePool(
+        new SchedulingHarness.NodePool("default")
+            .instanceTypes(List.of(multiZoneInstanceType("instance-type-1", "test-zone-1", "test-zone-2", "test-zone-3")))
+            .require(Requirement.of(Labels.ZONE, Operator.In, List.of("test-zone-1", "test-zone-2", "test-zone-3"), 3)));
+    env.volumes =
+        new VolumeTopology(
+            List.of(),
+            List.of(new PersistentVolumeClaim("default", "zonal", "zone-1-class", null)),
+            List.of(new StorageClass("zone-1-class", "ebs.csi.aws.com", StorageClass.VolumeBindingMode.WaitForFirstConsumer,
+                List.of(reqs(req(Labels.ZONE, Operator.In, "test-zone-1"))))));
+  }
+
+  @Test
+  @DisplayName("should not schedule when pod volume topology narrows zones below minValues (Strict)")
+  void minValuesNarrowedByVolumeTopologyStrict() {
+    zoneMinValuesNodePoolAndZonalVolume();
+    Pod pod = pod("900m", "0.9Gi").persistentVolumeClaim("zonal").build();
+    env.provision(pod);
+    env.expectNotScheduled(pod, "minValues requirement is not met for label(s) topology.kubernetes.io/zone (1 distinct values available)");
+  }
+
+  @Test
+  @DisplayName("should relax minValues when pod volume topology narrows zones below minValues (BestEffort)")
+  void minValuesNarrowedByVolumeTopologyBestEffort() {
+    env.options = SchedulerOptions.DEFAULT.withMinValuesPolicy(SchedulerOptions.MinValuesPolicy.BestEffort);
+    zoneMinValuesNodePoolAndZonalVolume();
+    Pod pod = pod("900m", "0.9Gi").persistentVolumeClaim("zonal").build();
+    env.provision(pod);
+    PlannedNodeClaim claim = env.expectScheduled(pod);
+    assertThat(claim.minValuesRelaxed()).isTrue();
+    // Relaxed against the narrowed requirement, so the NodeClaim passes validation (values >= minValues).
+    assertThat(claim.requirements().get(Labels.ZONE)).isEqualTo(Requirement.of(Labels.ZONE, Operator.In, List.of("test-zone-1"), 1));
   }
 
   @Test
