@@ -63,7 +63,10 @@ public final class InstanceType {
     return allocatable;
   }
 
-  /** The cheapest available offering compatible with {@code reqs}, or null. Does not allocate. */
+  /**
+   * The cheapest launchable offering ({@link Offering#launchable()}: available, and with reservation
+   * capacity left when reserved) compatible with {@code reqs}, or null. Does not allocate.
+   */
   public Offering cheapestOffering(Requirements reqs) {
     Offering cheapest = null;
     if (zoneAndCapacityTypeOnly) {
@@ -71,7 +74,7 @@ public final class InstanceType {
       Requirement capacityTypes = reqs.find(Labels.CAPACITY_TYPE);
       for (int i = 0, n = offerings.size(); i < n; i++) {
         Offering o = offerings.get(i);
-        if (o.available()
+        if (o.launchable()
             && (cheapest == null || o.price() < cheapest.price())
             && (zones == null || zones.has(o.zone()))
             && (capacityTypes == null || capacityTypes.has(o.capacityType()))) {
@@ -82,7 +85,7 @@ public final class InstanceType {
     }
     for (int i = 0, n = offerings.size(); i < n; i++) {
       Offering o = offerings.get(i);
-      if (o.available() && (cheapest == null || o.price() < cheapest.price()) && o.isCompatible(reqs)) {
+      if (o.launchable() && (cheapest == null || o.price() < cheapest.price()) && o.isCompatible(reqs)) {
         cheapest = o;
       }
     }
@@ -95,10 +98,18 @@ public final class InstanceType {
     return cheapest == null ? Double.MAX_VALUE : cheapest.price();
   }
 
-  /** True when some available offering is compatible with {@code reqs}. */
+  /** True when some available offering is compatible with {@code reqs}. Does not allocate. */
   public boolean hasAvailableOffering(Requirements reqs) {
     if (zoneAndCapacityTypeOnly) {
-      return cheapestOffering(reqs) != null;
+      Requirement zones = reqs.find(Labels.ZONE);
+      Requirement capacityTypes = reqs.find(Labels.CAPACITY_TYPE);
+      for (int i = 0, n = offerings.size(); i < n; i++) {
+        Offering o = offerings.get(i);
+        if (o.available() && (zones == null || zones.has(o.zone())) && (capacityTypes == null || capacityTypes.has(o.capacityType()))) {
+          return true;
+        }
+      }
+      return false;
     }
     for (int i = 0, n = offerings.size(); i < n; i++) {
       Offering o = offerings.get(i);

@@ -56,8 +56,8 @@ final class TemplateIndex {
   private final long[] emptyMask;
 
   /**
-   * Per type, under some requirements: the cheapest available compatible offering (null when none)
-   * and the capacity types of the available compatible offerings; and every type ordered by that
+   * Per type, under some requirements: the cheapest launchable compatible offering (null when none)
+   * and the capacity types of the launchable compatible offerings ({@link Offering#launchable()}); and every type ordered by that
    * offering's price (then name), so a NodeClaim's options come out cheapest first without a sort.
    */
   record Pricing(Offering[] cheapest, List<Set<String>> capacityTypes, int[] cheapestFirst) {
@@ -263,7 +263,7 @@ final class TemplateIndex {
         cheapest[t] = types[t].cheapestOffering(relevant);
         Set<String> kinds = new TreeSet<>();
         for (Offering offering : types[t].offerings()) {
-          if (offering.available() && offering.capacityType() != null && offering.isCompatible(relevant)) {
+          if (offering.launchable() && offering.capacityType() != null && offering.isCompatible(relevant)) {
             kinds.add(offering.capacityType());
           }
         }
