@@ -2,9 +2,12 @@ package sh.karpenter.core.scheduling;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.instancetype.Offering;
@@ -13,6 +16,7 @@ import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.topology.Topology;
+import sh.karpenter.core.volume.VolumeTopology;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
@@ -40,11 +44,17 @@ final class InFlightNodeClaim {
   long[] limitCharge;
   /** Index in the pass's fewest-pods-first order. */
   int position;
+  /**
+   * Distinct claims per CSI driver of the pods, tracked only when some type of the template declares
+   * volume attachment limits (else null).
+   */
+  private final Map<String, Set<String>> volumesInUse;
 
   private final Topology topology;
   private final ReservationManager reservations;
   private final Set<String> allowUndefined;
   private final SchedulerOptions policies;
+  private final VolumeTopology volumes;
   /**
    * Set when the last {@link #canAdd} failed on a reserved-offering error somewhere
    * (docs/behaviour/scheduling.md#reserved-capacity): the pod then waits for the next pass.
@@ -67,6 +77,7 @@ final class InFlightNodeClaim {
    * @param options the template's types the NodeClaim may launch as (owned by the claim from now on)
    * @param allowUndefined labels the NodeClaim may leave undefined when matched against pod requirements
    * @param policies the pass's minValues policy and reserved-offering mode
+   * @param volumes the cluster's volumes, to count each pod's CSI volumes against the types' attachment limits
    */
   InFlightNodeClaim(
       TemplateIndex template,
@@ -77,7 +88,8 @@ final class InFlightNodeClaim {
       Topology topology,
       ReservationManager reservations,
       Set<String> allowUndefined,
-      SchedulerOptions policies) {
+      SchedulerOptions policies,
+      VolumeTopology volumes) {
     this.template = template;
     this.hostname = hostname;
     this.sequence = sequence;
@@ -89,6 +101,8 @@ final class InFlightNodeClaim {
     this.reservations = reservations;
     this.allowUndefined = allowUndefined;
     this.policies = policies;
+    this.volumes = volumes;
+    this.volumesInUse = template.hasVolumeLimits() ? new HashMap<>() : null;
   }
 
   /** Whether the last {@link #canAdd} that failed ran into a reserved-offering error. */
@@ -97,16 +111,24 @@ final class InFlightNodeClaim {
   }
 
   /**
-   * Upstream's {@code NodeClaim.CanAdd}: taints, host ports, requirement compatibility (undefined
-   * well-known labels allowed), then for each volume alternative the topology requirements, the
-   * instance-type filter and reserved capacity. Returns null when the pod cannot join; {@code why},
-   * when given, collects the reason. Changes nothing but the reserved-offering-error flag.
+   * Upstream's {@code NodeClaim.CanAdd}: taints, the CSI volume attachment limits of the options
+   * (v1.15), host ports, requirement compatibility (undefined well-known labels allowed), then for each
+   * volume alternative the topology requirements, the instance-type filter and reserved capacity.
+   * Returns null when the pod cannot join; {@code why}, when given, collects the reason. Changes
+   * nothing but the reserved-offering-error flag.
    */
   Placement canAdd(SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
     reservedOfferingError = false;
     String untolerated = pod.untolerated(template.template.taints());
     if (untolerated != null) {
       return fail(why, untolerated);
+    }
+    long[] candidates = options;
+    if (volumesInUse != null && !pod.pod.persistentVolumeClaims().isEmpty()) {
+      candidates = optionsAttaching(pod, why);
+      if (candidates == null) {
+        return null;
+      }
     }
     if (why == null && !mayFit(pod.requests)) {
       return null;
@@ -156,7 +178,7 @@ final class InFlightNodeClaim {
         changedKeys.addAll(outcome.requirements().keys());
       }
       StringBuilder attempt = why == null ? null : new StringBuilder();
-      Placement placement = filter(pod, candidate, changedKeys, attempt);
+      Placement placement = filter(pod, candidate, changedKeys, candidates, attempt);
       if (placement != null && template.hasReservedOfferings()) {
         placement = reserve(placement, attempt);
       }
@@ -201,6 +223,43 @@ final class InFlightNodeClaim {
       maxAllocatable = template.maxAllocatable(options);
     }
     minValuesRelaxed |= placement.relaxedMinValues();
+    if (volumesInUse != null) {
+      pod.csiVolumes(volumes).forEach((driver, claims) -> volumesInUse.computeIfAbsent(driver, d -> new HashSet<>()).addAll(claims));
+    }
+  }
+
+  /**
+   * The options that can attach the CSI volumes of the NodeClaim's pods and this pod together (upstream
+   * v1.15 {@code filterInstanceTypesByVolumeAttachmentLimits}, each claim counted once), or null,
+   * explaining into {@code why}, when none can.
+   */
+  private long[] optionsAttaching(SchedulingPod pod, StringBuilder why) {
+    long[] result = options;
+    Map<String, Integer> counts = why == null ? null : new TreeMap<>();
+    for (Map.Entry<String, Set<String>> driver : pod.csiVolumes(volumes).entrySet()) {
+      Set<String> inUse = volumesInUse.getOrDefault(driver.getKey(), Set.of());
+      int count = inUse.size();
+      for (String claim : driver.getValue()) {
+        if (!inUse.contains(claim)) {
+          count++;
+        }
+      }
+      if (counts != null) {
+        counts.put(driver.getKey(), count);
+      }
+      long[] supporting = template.supportingVolumes(driver.getKey(), count);
+      if (supporting != null) {
+        if (result == options) {
+          result = TypeMasks.copy(options);
+        }
+        TypeMasks.andInto(result, supporting);
+      }
+    }
+    if (TypeMasks.isEmpty(result)) {
+      UnschedulableReasons.append(why, why == null ? null : UnschedulableReasons.volumeLimitExceeded(template, options, counts));
+      return null;
+    }
+    return result;
   }
 
   /** False when no option can possibly take these requests on top of the current ones. */
@@ -221,8 +280,9 @@ final class InFlightNodeClaim {
    * Returns null when nothing is left, explaining why into {@code why} when given.
    *
    * @param changedKeys the keys of {@code narrowed} the pod changed (only these can rule types out)
+   * @param candidates the options to filter ({@link #options}, or fewer when volume limits rule some out)
    */
-  Placement filter(SchedulingPod pod, Requirements narrowed, List<String> changedKeys, StringBuilder why) {
+  Placement filter(SchedulingPod pod, Requirements narrowed, List<String> changedKeys, long[] candidates, StringBuilder why) {
     long[] matching = changedKeys.isEmpty() ? null : template.compatibleWith(narrowed, changedKeys);
     long[] result = null;
     long[] total = new long[template.dimensions];
@@ -230,7 +290,7 @@ final class InFlightNodeClaim {
       if (pod.hostPortsConflictWith(group.hostPorts())) {
         continue;
       }
-      long[] mask = TypeMasks.copy(options);
+      long[] mask = TypeMasks.copy(candidates);
       if (!TypeMasks.andInto(mask, group.types()) || (matching != null && !TypeMasks.andInto(mask, matching))) {
         continue;
       }
@@ -247,7 +307,7 @@ final class InFlightNodeClaim {
       }
     }
     if (result == null) {
-      return fail(why, why == null ? null : UnschedulableReasons.noInstanceType(this, pod, narrowed, changedKeys, matching));
+      return fail(why, why == null ? null : UnschedulableReasons.noInstanceType(this, candidates, pod, narrowed, changedKeys, matching));
     }
     boolean relaxed = false;
     if (narrowed.hasMinValues()) {

@@ -31,22 +31,37 @@ final class NodeSlot {
   final List<Pod> placed = new ArrayList<>();
   /** Distinct claims per CSI driver of the bound and placed pods; tracked only when the node has volume limits. */
   final Map<String, Set<String>> volumesInUse = new HashMap<>();
+  /**
+   * CSI volume limits by driver: its CSINode's, and for a driver the CSINode reports none for, its
+   * instance type's (upstream v1.15 {@code AddFallbackLimit}); a driver in neither is unlimited.
+   */
+  private final Map<String, Integer> volumeLimits;
   private final Topology topology;
   private final VolumeTopology volumes;
 
   /**
    * A pass's slot for the node, starting from what is available on it before the pass, with the host
    * ports and CSI volumes of the pods bound to it.
+   *
+   * @param fallbackVolumeLimits the volume attachment limits of the node's instance type (empty when
+   *     unknown), for the drivers its CSINode reports no limit for (not yet registered, say)
    */
-  NodeSlot(ExistingNode node, Basis basis, Topology topology, VolumeTopology volumes) {
+  NodeSlot(ExistingNode node, Basis basis, Topology topology, VolumeTopology volumes, Map<String, Integer> fallbackVolumeLimits) {
     this.node = node;
+    if (fallbackVolumeLimits.isEmpty()) {
+      this.volumeLimits = node.volumeLimits();
+    } else {
+      Map<String, Integer> limits = new HashMap<>(fallbackVolumeLimits);
+      limits.putAll(node.volumeLimits());
+      this.volumeLimits = limits;
+    }
     this.requirements = basis.requirements();
     this.available = basis.available().clone();
     this.topology = topology;
     this.volumes = volumes;
     for (Pod bound : node.pods()) {
       hostPorts.addAll(bound.hostPorts());
-      if (!node.volumeLimits().isEmpty()) {
+      if (!volumeLimits.isEmpty()) {
         attach(volumes.csiVolumes(bound));
       }
     }
@@ -111,7 +126,7 @@ final class NodeSlot {
   private Requirements canAdd(SchedulingPod pod, List<Requirements> alternatives, List<Taint> taints) {
     if (!hasRoomFor(pod.requests)
         || pod.untolerated(taints) != null
-        || (!node.volumeLimits().isEmpty() && !volumesFit(pod.csiVolumes(volumes)))
+        || (!volumeLimits.isEmpty() && !volumesFit(pod.csiVolumes(volumes)))
         || pod.hostPortsConflictWith(hostPorts)) {
       return null;
     }
@@ -152,7 +167,7 @@ final class NodeSlot {
     for (int d = 0; d < available.length; d++) {
       available[d] -= pod.requests[d];
     }
-    if (!node.volumeLimits().isEmpty()) {
+    if (!volumeLimits.isEmpty()) {
       attach(pod.csiVolumes(volumes));
     }
     topology.record(pod.pod, requirements, node.taints(), Set.of());
@@ -170,7 +185,7 @@ final class NodeSlot {
   /** Whether the pod's claims ({@code csiVolumes}, per driver) fit the node's CSI volume limits alongside those in use. */
   private boolean volumesFit(Map<String, Set<String>> csiVolumes) {
     for (Map.Entry<String, Set<String>> driver : csiVolumes.entrySet()) {
-      Integer limit = node.volumeLimits().get(driver.getKey());
+      Integer limit = volumeLimits.get(driver.getKey());
       if (limit == null) {
         continue;
       }

@@ -97,7 +97,7 @@ final class SchedulingPass {
     this.topology = buildTopology(existing);
     for (ExistingNode node : existing) {
       NodeSlot.Basis basis = cache == null ? NodeSlot.Basis.of(node, prepared.daemons, prepared.dimensions) : cache.node(node, prepared);
-      nodes.add(new NodeSlot(node, basis, topology, volumes));
+      nodes.add(new NodeSlot(node, basis, topology, volumes, instanceTypeVolumeLimits(node)));
     }
     this.reasons = new UnschedulableReasons(nodes, templates, volumes);
   }
@@ -384,7 +384,7 @@ final class SchedulingPass {
         int[] members = packing.classMembers().get(c);
         for (int n = 0; n < node.podsPerClass()[c]; n++) {
           SchedulingPod pod = movablePods.get(members[taken[c]++]);
-          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), null);
+          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), claim.options, null);
           if (placement == null) {
             return null;
           }
@@ -413,6 +413,26 @@ final class SchedulingPass {
       }
     }
     return volumes.validate(pod);
+  }
+
+  /**
+   * The CSI volume attachment limits of the node's instance type (upstream's {@code
+   * instanceTypeForNode}: the type named by the node's instance-type label among its NodePool's, by
+   * its NodePool label), or none when that is not known.
+   */
+  private Map<String, Integer> instanceTypeVolumeLimits(ExistingNode node) {
+    String nodePool = node.labels().get(Labels.NODE_POOL);
+    String typeName = node.labels().get(Labels.INSTANCE_TYPE);
+    if (nodePool == null || typeName == null) {
+      return Map.of();
+    }
+    for (TemplateIndex template : templates) {
+      if (template.hasVolumeLimits() && template.template.nodePoolName().equals(nodePool)) {
+        InstanceType type = template.type(typeName);
+        return type == null ? Map.of() : type.volumeAttachmentLimits();
+      }
+    }
+    return Map.of();
   }
 
   /** Places the pod, returning null, or why it fits nowhere. */
@@ -504,7 +524,7 @@ final class SchedulingPass {
     String hostname = String.format("hostname-placeholder-%04d", nextHostname);
     topology.register(Labels.HOSTNAME, hostname);
     Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
-    return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options());
+    return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes);
   }
 
   /** A new claim (one pod, newest) goes after every claim with one pod or fewer. */

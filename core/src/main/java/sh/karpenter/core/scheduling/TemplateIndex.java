@@ -46,6 +46,15 @@ final class TemplateIndex {
   /** Types with at least one reserved offering; empty when the template has no reserved capacity. */
   final long[] reservedTypes;
   private final boolean hasReservedOfferings;
+  /**
+   * Per CSI driver some type declares a volume attachment limit for: each type's limit, {@link
+   * Integer#MAX_VALUE} where it declares none. Empty when no type declares any.
+   */
+  private final Map<String, int[]> volumeLimits;
+  /** Per driver, per volume count: the types whose limit holds that many (cached). */
+  private final Map<String, Map<Integer, long[]>> volumeMasks = new HashMap<>();
+  /** Lazily built by {@link #type}. */
+  private Map<String, InstanceType> typesByName;
 
   private final Set<String> offeringKeys = new TreeSet<>();
   private final long[][] sortedAllocatable;
@@ -104,6 +113,18 @@ final class TemplateIndex {
       }
     }
     this.hasReservedOfferings = !TypeMasks.isEmpty(reservedTypes);
+    Map<String, int[]> limits = new HashMap<>();
+    for (int t = 0; t < types.length; t++) {
+      for (Map.Entry<String, Integer> limit : types[t].volumeAttachmentLimits().entrySet()) {
+        int[] perType = limits.computeIfAbsent(limit.getKey(), driver -> {
+          int[] none = new int[types.length];
+          Arrays.fill(none, Integer.MAX_VALUE);
+          return none;
+        });
+        perType[t] = limit.getValue();
+      }
+    }
+    this.volumeLimits = Map.copyOf(limits);
     this.sortedAllocatable = new long[dimensions][];
     this.atLeast = new long[dimensions][][];
     for (int d = 0; d < dimensions; d++) {
@@ -139,6 +160,54 @@ final class TemplateIndex {
 
   long[] empty() {
     return emptyMask;
+  }
+
+  /** The type named {@code name}, or null. */
+  InstanceType type(String name) {
+    if (typesByName == null) {
+      Map<String, InstanceType> byName = new HashMap<>();
+      for (InstanceType type : types) {
+        byName.putIfAbsent(type.name(), type);
+      }
+      typesByName = byName;
+    }
+    return typesByName.get(name);
+  }
+
+  /** Whether some instance type of the template declares a CSI volume attachment limit. */
+  boolean hasVolumeLimits() {
+    return !volumeLimits.isEmpty();
+  }
+
+  /**
+   * Upstream's {@code filterInstanceTypesByVolumeAttachmentLimits}: the types that can attach {@code
+   * count} volumes of the CSI driver (those without a declared limit for it can attach any number), or
+   * null when no type limits the driver. Cached; never modify the result.
+   */
+  long[] supportingVolumes(String driver, int count) {
+    int[] limits = volumeLimits.get(driver);
+    if (limits == null) {
+      return null;
+    }
+    return volumeMasks.computeIfAbsent(driver, d -> new HashMap<>()).computeIfAbsent(count, c -> {
+      long[] mask = new long[words];
+      for (int t = 0; t < types.length; t++) {
+        if (limits[t] >= c) {
+          TypeMasks.set(mask, t);
+        }
+      }
+      return mask;
+    });
+  }
+
+  /** The largest limit any type in {@code mask} declares for the driver, or -1 when none declares one or the mask is empty. */
+  int largestVolumeLimit(String driver, long[] mask) {
+    int[] limits = volumeLimits.get(driver);
+    int largest = -1;
+    for (int t = TypeMasks.next(mask, 0); limits != null && t >= 0; t = TypeMasks.next(mask, t + 1)) {
+      largest = Math.max(largest, limits[t]);
+    }
+    return largest;
   }
 
   /**

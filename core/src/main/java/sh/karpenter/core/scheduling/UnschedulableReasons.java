@@ -145,11 +145,33 @@ final class UnschedulableReasons {
     why.append(limitsReason).append(limits.lacking(unlimited.template, placement.options()));
   }
 
-  /** Tells apart which of requirements, offerings and fit left no instance type for the pod on the claim. */
+  /**
+   * Upstream's {@code volumeAttachmentLimitError}: {@code would exceed volume limit for all instance
+   * type options}, naming the first CSI driver (by name) whose volumes alone no option can attach.
+   *
+   * @param counts per driver, the volumes the NodeClaim would have to attach
+   */
+  static String volumeLimitExceeded(TemplateIndex template, long[] options, Map<String, Integer> counts) {
+    String reason = "would exceed volume limit for all instance type options";
+    for (Map.Entry<String, Integer> driver : counts.entrySet()) {
+      long[] supporting = template.supportingVolumes(driver.getKey(), driver.getValue());
+      if (supporting != null && !TypeMasks.intersects(supporting, options)) {
+        return reason + ": csi driver \"" + driver.getKey() + "\" needs " + driver.getValue() + " volumes, the largest limit is "
+            + template.largestVolumeLimit(driver.getKey(), options);
+      }
+    }
+    return reason;
+  }
+
+  /**
+   * Tells apart which of requirements, offerings and fit left no instance type for the pod on the claim.
+   *
+   * @param options the claim's options the pod was filtered from
+   */
   static String noInstanceType(
-      InFlightNodeClaim claim, SchedulingPod pod, Requirements requirements, List<String> changedKeys, long[] matching) {
+      InFlightNodeClaim claim, long[] options, SchedulingPod pod, Requirements requirements, List<String> changedKeys, long[] matching) {
     TemplateIndex template = claim.template;
-    long[] candidates = TypeMasks.copy(claim.options);
+    long[] candidates = TypeMasks.copy(options);
     if (matching != null && !TypeMasks.andInto(candidates, matching)) {
       List<String> parts = new ArrayList<>();
       for (String key : new TreeSet<>(changedKeys)) {
