@@ -152,43 +152,53 @@ final class InFlightNodeClaim {
     }
     String lastError = null;
     for (Requirements volume : alternatives) {
-      Requirements candidate = narrowed;
       int keysBefore = changedKeys.size();
-      if (!volume.isEmpty()) {
-        if (!candidate.isCompatible(volume, allowUndefined)) {
-          lastError = why == null ? null : "volume requirements " + volume + " conflict with " + candidate;
-          continue;
-        }
-        candidate = candidate.copy().add(volume);
-        changedKeys.addAll(volume.keys());
-      }
-      Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, why != null);
-      if (outcome.failed()) {
-        lastError = outcome.error();
-        truncate(changedKeys, keysBefore);
-        continue;
-      }
-      if (outcome.requirements() != null) {
-        if (!candidate.isCompatible(outcome.requirements(), allowUndefined)) {
-          lastError = why == null ? null : "topology requirements " + outcome.requirements() + " conflict with " + candidate;
-          truncate(changedKeys, keysBefore);
-          continue;
-        }
-        candidate = candidate.copy().add(outcome.requirements());
-        changedKeys.addAll(outcome.requirements().keys());
-      }
       StringBuilder attempt = why == null ? null : new StringBuilder();
-      Placement placement = filter(pod, candidate, changedKeys, candidates, attempt);
-      if (placement != null && template.hasReservedOfferings()) {
-        placement = reserve(placement, attempt);
-      }
+      Placement placement = tryVolumeAlternative(pod, narrowed, volume, changedKeys, candidates, attempt);
       if (placement != null) {
         return placement;
       }
-      lastError = attempt == null ? null : attempt.toString();
+      lastError = attempt == null || attempt.isEmpty() ? null : attempt.toString();
       truncate(changedKeys, keysBefore);
     }
     return fail(why, lastError == null ? "no instance type fits" : lastError);
+  }
+
+  /**
+   * Upstream's {@code tryVolumeAlternative}: the pod on the NodeClaim under one alternative of its
+   * volumes' topology: the volume requirements, then the topology-derived ones (last, since they may
+   * collapse a domain), the instance-type filter over {@code candidates} and reserved capacity. Returns
+   * null when the alternative leaves the pod no place, explaining into {@code why} when given.
+   *
+   * @param narrowed the NodeClaim's requirements with the pod's
+   * @param changedKeys grows by the keys the alternative changes (the caller truncates it after a failure)
+   */
+  private Placement tryVolumeAlternative(
+      SchedulingPod pod, Requirements narrowed, Requirements volume, List<String> changedKeys, long[] candidates, StringBuilder why) {
+    Requirements candidate = narrowed;
+    if (!volume.isEmpty()) {
+      if (!candidate.isCompatible(volume, allowUndefined)) {
+        return fail(why, why == null ? null : "volume requirements " + volume + " conflict with " + candidate);
+      }
+      candidate = candidate.copy().add(volume);
+      changedKeys.addAll(volume.keys());
+    }
+    Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, why != null);
+    if (outcome.failed()) {
+      return fail(why, outcome.error());
+    }
+    if (outcome.requirements() != null) {
+      if (!candidate.isCompatible(outcome.requirements(), allowUndefined)) {
+        return fail(why, why == null ? null : "topology requirements " + outcome.requirements() + " conflict with " + candidate);
+      }
+      candidate = candidate.copy().add(outcome.requirements());
+      changedKeys.addAll(outcome.requirements().keys());
+    }
+    Placement placement = filter(pod, candidate, changedKeys, candidates, why);
+    if (placement != null && template.hasReservedOfferings()) {
+      placement = reserve(placement, why);
+    }
+    return placement;
   }
 
   /**
