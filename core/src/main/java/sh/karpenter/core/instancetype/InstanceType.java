@@ -1,6 +1,7 @@
 package sh.karpenter.core.instancetype;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
@@ -9,8 +10,8 @@ import sh.karpenter.core.wellknown.Labels;
 
 /**
  * A kind of machine a NodeClaim may launch as: its labels (as requirements defining every
- * well-known label), offerings, capacity and kubelet/system overhead. Immutable; {@link
- * #allocatable()} is computed once.
+ * well-known label), offerings, capacity, kubelet/system overhead and, when the catalogue knows them,
+ * its CSI volume attachment limits. Immutable; {@link #allocatable()} is computed once.
  */
 public final class InstanceType {
   private final String name;
@@ -19,12 +20,37 @@ public final class InstanceType {
   private final Resources capacity;
   private final Overhead overhead;
   private final Resources allocatable;
+  private final Map<String, Integer> volumeAttachmentLimits;
   /** Every offering is described by zone and capacity type alone, so compatibility is two lookups. */
   private final boolean zoneAndCapacityTypeOnly;
 
+  /** A type without known CSI volume attachment limits. */
   public InstanceType(
       String name, Requirements requirements, List<Offering> offerings, Resources capacity, Overhead overhead) {
+    this(name, requirements, offerings, capacity, overhead, Map.of());
+  }
+
+  /**
+   * @param volumeAttachmentLimits upstream v1.15 {@code VolumeAttachmentLimits}: how many volumes of
+   *     each CSI driver a node of this type can attach, by driver name; a driver without an entry is
+   *     unlimited (null or empty: none known). New NodeClaims keep only types whose limits hold their
+   *     pods' volumes, and an existing node of the type falls back to them for a driver its CSINode
+   *     reports no limit for.
+   */
+  public InstanceType(
+      String name,
+      Requirements requirements,
+      List<Offering> offerings,
+      Resources capacity,
+      Overhead overhead,
+      Map<String, Integer> volumeAttachmentLimits) {
     this.name = Objects.requireNonNull(name, "name");
+    this.volumeAttachmentLimits = volumeAttachmentLimits == null ? Map.of() : Map.copyOf(volumeAttachmentLimits);
+    for (Map.Entry<String, Integer> limit : this.volumeAttachmentLimits.entrySet()) {
+      if (limit.getValue() < 0) {
+        throw new IllegalArgumentException("instance type " + name + ": volumeAttachmentLimits[" + limit.getKey() + "] must not be negative, got " + limit.getValue());
+      }
+    }
     this.requirements = Objects.requireNonNull(requirements, "requirements").frozen();
     this.offerings = List.copyOf(offerings);
     this.capacity = Objects.requireNonNull(capacity, "capacity");
@@ -58,12 +84,30 @@ public final class InstanceType {
     return overhead;
   }
 
+  /** CSI volume attachment limits by driver name; empty when the catalogue knows none. */
+  public Map<String, Integer> volumeAttachmentLimits() {
+    return volumeAttachmentLimits;
+  }
+
+  /** This type with other offerings (everything else kept). */
+  public InstanceType withOfferings(List<Offering> offerings) {
+    return new InstanceType(name, requirements, offerings, capacity, overhead, volumeAttachmentLimits);
+  }
+
+  /** This type with these CSI volume attachment limits (everything else kept). */
+  public InstanceType withVolumeAttachmentLimits(Map<String, Integer> limits) {
+    return new InstanceType(name, requirements, offerings, capacity, overhead, limits);
+  }
+
   /** capacity − overhead.total(), floored at 0; cached. */
   public Resources allocatable() {
     return allocatable;
   }
 
-  /** The cheapest available offering compatible with {@code reqs}, or null. Does not allocate. */
+  /**
+   * The cheapest launchable offering ({@link Offering#launchable()}: available, and with reservation
+   * capacity left when reserved) compatible with {@code reqs}, or null. Does not allocate.
+   */
   public Offering cheapestOffering(Requirements reqs) {
     Offering cheapest = null;
     if (zoneAndCapacityTypeOnly) {
@@ -71,7 +115,7 @@ public final class InstanceType {
       Requirement capacityTypes = reqs.find(Labels.CAPACITY_TYPE);
       for (int i = 0, n = offerings.size(); i < n; i++) {
         Offering o = offerings.get(i);
-        if (o.available()
+        if (o.launchable()
             && (cheapest == null || o.price() < cheapest.price())
             && (zones == null || zones.has(o.zone()))
             && (capacityTypes == null || capacityTypes.has(o.capacityType()))) {
@@ -82,7 +126,7 @@ public final class InstanceType {
     }
     for (int i = 0, n = offerings.size(); i < n; i++) {
       Offering o = offerings.get(i);
-      if (o.available() && (cheapest == null || o.price() < cheapest.price()) && o.isCompatible(reqs)) {
+      if (o.launchable() && (cheapest == null || o.price() < cheapest.price()) && o.isCompatible(reqs)) {
         cheapest = o;
       }
     }
@@ -95,10 +139,18 @@ public final class InstanceType {
     return cheapest == null ? Double.MAX_VALUE : cheapest.price();
   }
 
-  /** True when some available offering is compatible with {@code reqs}. */
+  /** True when some available offering is compatible with {@code reqs}. Does not allocate. */
   public boolean hasAvailableOffering(Requirements reqs) {
     if (zoneAndCapacityTypeOnly) {
-      return cheapestOffering(reqs) != null;
+      Requirement zones = reqs.find(Labels.ZONE);
+      Requirement capacityTypes = reqs.find(Labels.CAPACITY_TYPE);
+      for (int i = 0, n = offerings.size(); i < n; i++) {
+        Offering o = offerings.get(i);
+        if (o.available() && (zones == null || zones.has(o.zone())) && (capacityTypes == null || capacityTypes.has(o.capacityType()))) {
+          return true;
+        }
+      }
+      return false;
     }
     for (int i = 0, n = offerings.size(); i < n; i++) {
       Offering o = offerings.get(i);

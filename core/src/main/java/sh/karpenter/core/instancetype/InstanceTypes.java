@@ -24,8 +24,8 @@ public final class InstanceTypes {
       List.of(Labels.CAPACITY_TYPE_RESERVED, Labels.CAPACITY_TYPE_SPOT, Labels.CAPACITY_TYPE_ON_DEMAND);
 
   /**
-   * A new list sorted by the cheapest available offering compatible with {@code reqs} (types without
-   * one last), then by name.
+   * A new list sorted by the cheapest launchable offering compatible with {@code reqs} (types without
+   * one last), then by name (upstream v1.15 {@code OrderByPrice}).
    */
   public static List<InstanceType> orderByPrice(List<InstanceType> types, Requirements reqs) {
     int n = types.size();
@@ -58,7 +58,7 @@ public final class InstanceTypes {
 
   /**
    * Upstream's {@code SatisfiesMinValues}: walks {@code types} in order, collecting the distinct
-   * values of each minValues key, and reports how many leading types are needed to reach every
+   * values of each minValues key that the requirement on that key allows (v1.15), and reports how many leading types are needed to reach every
    * minValues, or the keys that never reach theirs.
    */
   public static MinValues satisfiesMinValues(List<InstanceType> types, Requirements reqs) {
@@ -78,7 +78,14 @@ public final class InstanceTypes {
       boolean all = true;
       for (int k = 0; k < withMinValues.size(); k++) {
         Requirement r = withMinValues.get(k);
-        seen.get(k).addAll(typeRequirements.get(r.key()).values());
+        Set<String> values = seen.get(k);
+        // Only the values the requirement still allows count: a type may offer zones (say) that the
+        // requirement, narrowed by the pods' volumes or topology, excludes, and the NodeClaim cannot get those.
+        for (String value : typeRequirements.get(r.key()).valueList()) {
+          if (r.has(value)) {
+            values.add(value);
+          }
+        }
         all &= seen.get(k).size() >= r.minValues();
       }
       if (all) {
@@ -108,7 +115,8 @@ public final class InstanceTypes {
   }
 
   /**
-   * Upstream's {@code WorstLaunchPrice}: the most expensive available offering compatible with
+   * Upstream's {@code WorstLaunchPrice} over launchable offerings (v1.15: a full reservation would
+   * launch at another capacity type's price): the most expensive launchable offering compatible with
    * {@code reqs} of the first capacity type present in the order reserved, spot, on-demand; {@link
    * Double#MAX_VALUE} when there is none.
    */
@@ -116,7 +124,7 @@ public final class InstanceTypes {
     for (String capacityType : LAUNCH_ORDER) {
       double worst = -1;
       for (Offering o : offerings) {
-        if (o.available() && capacityType.equals(o.capacityType()) && o.isCompatible(reqs)) {
+        if (o.launchable() && capacityType.equals(o.capacityType()) && o.isCompatible(reqs)) {
           worst = Math.max(worst, o.price());
         }
       }

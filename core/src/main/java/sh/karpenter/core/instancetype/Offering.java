@@ -19,6 +19,8 @@ public final class Offering {
   private final String reservationId;
   /** True when every requirement is single-valued In, which makes compatibility a few lookups. */
   private final boolean singleValued;
+  /** See {@link #launchable()}; fixed at construction. */
+  private final boolean launchable;
 
   /**
    * @param requirements zone and capacity type (single-valued In), plus the reservation ID label for
@@ -39,6 +41,9 @@ public final class Offering {
       single &= !r.complement() && r.size() == 1;
     }
     this.singleValued = single;
+    Requirement capacityTypes = requirements.find(Labels.CAPACITY_TYPE);
+    boolean reservationConstrained = capacityTypes != null && capacityTypes.has(Labels.CAPACITY_TYPE_RESERVED);
+    this.launchable = available && (!reservationConstrained || reservationCapacity > 0);
   }
 
   /** True when the requirements are exactly a single zone and a single capacity type. */
@@ -81,6 +86,17 @@ public final class Offering {
 
   public boolean available() {
     return available;
+  }
+
+  /**
+   * Upstream's {@code Offering.Launchable} (v1.15): whether a new node can be launched into this
+   * offering now: it is available and, when it is reserved capacity, its reservation has capacity left.
+   * A full reservation stays available (healthy) but is not launchable. Prices, the order of a
+   * NodeClaim's options, its capacity types and consolidation savings use launchable offerings;
+   * whether an instance type can host a pod at all still asks only for an available one.
+   */
+  public boolean launchable() {
+    return launchable;
   }
 
   public int reservationCapacity() {

@@ -1,5 +1,6 @@
 package sh.karpenter.core.pod;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,6 +18,21 @@ public record HostPort(String ip, int port, String protocol) {
     return port == o.port
         && protocol.equals(o.protocol)
         && (Objects.equals(ip, o.ip) || isUnspecified() || o.isUnspecified());
+  }
+
+  /** True when some port of {@code incoming} conflicts with some port of {@code used}. */
+  public static boolean anyConflict(List<HostPort> used, List<HostPort> incoming) {
+    if (used.isEmpty() || incoming.isEmpty()) {
+      return false;
+    }
+    for (HostPort port : incoming) {
+      for (HostPort other : used) {
+        if (port.conflicts(other)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** True when the IP is the IPv4 or IPv6 unspecified address. */

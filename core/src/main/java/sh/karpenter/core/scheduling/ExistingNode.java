@@ -14,9 +14,11 @@ import sh.karpenter.core.taints.Taint;
  * @param initialized false for in-flight capacity; initialized nodes are tried first
  * @param nodePoolName the owning NodePool, or null for capacity Karpenter does not manage
  * @param volumeLimits how many volumes each CSI driver can attach to the node (its CSINode's
- *     {@code spec.drivers[].allocatable.count}); a driver without an entry is unlimited. The
- *     scheduler never lets the distinct persistent volume claims of the node's pods, per driver,
- *     exceed these (upstream checks CSI volume limits on existing nodes only).
+ *     {@code spec.drivers[].allocatable.count}); {@link Integer#MAX_VALUE} for a driver the CSINode
+ *     publishes without a count (unlimited). A driver without an entry falls back to the volume
+ *     attachment limit of the node's instance type (upstream v1.15, {@code
+ *     InstanceType.volumeAttachmentLimits}), else is unlimited. The scheduler never lets the distinct
+ *     persistent volume claims of the node's pods, per driver, exceed these.
  */
 public record ExistingNode(
     String name,

@@ -72,23 +72,23 @@ public final class PlannedNodeClaim {
 
   /**
    * This plan launching only as one of {@code options} under {@code requirements}, as consolidation
-   * narrows a replacement to cheaper types or pins it to spot: the options keep only those with an
-   * available offering compatible with the requirements, cheapest first; the instance-type requirement
+   * narrows a replacement to cheaper types or pins it to spot: the options keep only those with a
+   * launchable offering compatible with the requirements ({@link Offering#launchable()}), cheapest first; the instance-type requirement
    * lists exactly them (its minValues kept); the plan is priced at the first option's cheapest such
    * offering. Pods, requests, taints and labels stay as planned.
    *
-   * @throws IllegalArgumentException when no option has a compatible available offering
+   * @throws IllegalArgumentException when no option has a compatible launchable offering
    */
   public PlannedNodeClaim withInstanceTypeOptions(List<InstanceType> options, Requirements requirements) {
     Requirements narrowed = requirements.copy();
     List<InstanceType> ordered = new ArrayList<>(options.size());
     for (InstanceType type : InstanceTypes.orderByPrice(options, narrowed)) {
-      if (type.hasAvailableOffering(narrowed)) {
+      if (type.cheapestOffering(narrowed) != null) {
         ordered.add(type);
       }
     }
     if (ordered.isEmpty()) {
-      throw new IllegalArgumentException("no instance type option has an available offering compatible with " + narrowed);
+      throw new IllegalArgumentException("no instance type option has a launchable offering compatible with " + narrowed);
     }
     List<String> names = new ArrayList<>(ordered.size());
     ordered.forEach(type -> names.add(type.name()));
@@ -151,7 +151,7 @@ public final class PlannedNodeClaim {
     return instanceTypeOptions.get(0);
   }
 
-  /** The offering the plan is priced at: the cheapest compatible available offering of the first option. */
+  /** The offering the plan is priced at: the cheapest compatible launchable offering of the first option. */
   public Offering cheapestOffering() {
     return cheapestOffering;
   }

@@ -16,6 +16,7 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Taints;
 import sh.karpenter.core.topology.TopologyConstraints;
+import sh.karpenter.core.volume.VolumeTopology;
 
 /**
  * A pending pod as the scheduler sees it during a pass: its constraints in their current, possibly
@@ -44,7 +45,7 @@ final class SchedulingPod {
   /** Node selector and first required term (frozen): what topology domains are judged by. */
   Requirements strictRequirements;
   /** The pod's persistent volume claims per CSI driver, once resolved (for CSI volume limits); null before. */
-  Map<String, Set<String>> csiVolumes;
+  private Map<String, Set<String>> csiVolumes;
   /** Bumped on each relaxation, invalidating anything cached from the previous form. */
   int revision;
 
@@ -69,6 +70,19 @@ final class SchedulingPod {
       }
     }
     derive();
+  }
+
+  /** The pod's persistent volume claims per CSI driver, resolved once per pod. */
+  Map<String, Set<String>> csiVolumes(VolumeTopology volumes) {
+    if (csiVolumes == null) {
+      csiVolumes = volumes.csiVolumes(pod);
+    }
+    return csiVolumes;
+  }
+
+  /** Whether one of the pod's host ports conflicts with one of {@code used}. */
+  boolean hostPortsConflictWith(List<HostPort> used) {
+    return HostPort.anyConflict(used, hostPorts);
   }
 
   static long[] vector(Resources resources, int dimensions) {

@@ -46,6 +46,15 @@ final class TemplateIndex {
   /** Types with at least one reserved offering; empty when the template has no reserved capacity. */
   final long[] reservedTypes;
   private final boolean hasReservedOfferings;
+  /**
+   * Per CSI driver some type declares a volume attachment limit for: each type's limit, {@link
+   * Integer#MAX_VALUE} where it declares none. Empty when no type declares any.
+   */
+  private final Map<String, int[]> volumeLimits;
+  /** Per driver, per volume count: the types whose limit holds that many (cached). */
+  private final Map<String, Map<Integer, long[]>> volumeMasks = new HashMap<>();
+  /** Lazily built by {@link #type}. */
+  private Map<String, InstanceType> typesByName;
 
   private final Set<String> offeringKeys = new TreeSet<>();
   private final long[][] sortedAllocatable;
@@ -56,8 +65,8 @@ final class TemplateIndex {
   private final long[] emptyMask;
 
   /**
-   * Per type, under some requirements: the cheapest available compatible offering (null when none)
-   * and the capacity types of the available compatible offerings; and every type ordered by that
+   * Per type, under some requirements: the cheapest launchable compatible offering (null when none)
+   * and the capacity types of the launchable compatible offerings ({@link Offering#launchable()}); and every type ordered by that
    * offering's price (then name), so a NodeClaim's options come out cheapest first without a sort.
    */
   record Pricing(Offering[] cheapest, List<Set<String>> capacityTypes, int[] cheapestFirst) {
@@ -78,7 +87,7 @@ final class TemplateIndex {
     this.template = template;
     this.ordinal = ordinal;
     this.types = template.instanceTypes().toArray(new InstanceType[0]);
-    this.words = Bits.words(types.length);
+    this.words = TypeMasks.words(types.length);
     this.dimensions = dimensions;
     this.emptyMask = new long[words];
     this.allocatable = new long[dimensions][types.length];
@@ -98,12 +107,24 @@ final class TemplateIndex {
     for (int t = 0; t < types.length; t++) {
       for (Offering offering : types[t].offerings()) {
         if (offering.isReserved()) {
-          Bits.set(reservedTypes, t);
+          TypeMasks.set(reservedTypes, t);
           break;
         }
       }
     }
-    this.hasReservedOfferings = !Bits.isEmpty(reservedTypes);
+    this.hasReservedOfferings = !TypeMasks.isEmpty(reservedTypes);
+    Map<String, int[]> limits = new HashMap<>();
+    for (int t = 0; t < types.length; t++) {
+      for (Map.Entry<String, Integer> limit : types[t].volumeAttachmentLimits().entrySet()) {
+        int[] perType = limits.computeIfAbsent(limit.getKey(), driver -> {
+          int[] none = new int[types.length];
+          Arrays.fill(none, Integer.MAX_VALUE);
+          return none;
+        });
+        perType[t] = limit.getValue();
+      }
+    }
+    this.volumeLimits = Map.copyOf(limits);
     this.sortedAllocatable = new long[dimensions][];
     this.atLeast = new long[dimensions][][];
     for (int d = 0; d < dimensions; d++) {
@@ -113,12 +134,12 @@ final class TemplateIndex {
     }
     Requirements merged = template.requirements().copy().add(Requirements.fromLabels(template.labels()));
     this.requirements = merged.frozen();
-    long[] launch = Bits.all(types.length);
+    long[] launch = TypeMasks.all(types.length);
     long[] byKeys = compatibleWith(requirements, requirements.keys());
     if (byKeys != null) {
-      Bits.andInto(launch, byKeys);
+      TypeMasks.andInto(launch, byKeys);
     }
-    Bits.andInto(launch, offeringMask(requirements));
+    TypeMasks.andInto(launch, offeringMask(requirements));
     this.launchable = launch;
     this.daemonGroups = groupDaemons(daemonSetPods, allowUndefined);
     boolean preferNoSchedule = false;
@@ -139,6 +160,54 @@ final class TemplateIndex {
 
   long[] empty() {
     return emptyMask;
+  }
+
+  /** The type named {@code name}, or null. */
+  InstanceType type(String name) {
+    if (typesByName == null) {
+      Map<String, InstanceType> byName = new HashMap<>();
+      for (InstanceType type : types) {
+        byName.putIfAbsent(type.name(), type);
+      }
+      typesByName = byName;
+    }
+    return typesByName.get(name);
+  }
+
+  /** Whether some instance type of the template declares a CSI volume attachment limit. */
+  boolean hasVolumeLimits() {
+    return !volumeLimits.isEmpty();
+  }
+
+  /**
+   * Upstream's {@code filterInstanceTypesByVolumeAttachmentLimits}: the types that can attach {@code
+   * count} volumes of the CSI driver (those without a declared limit for it can attach any number), or
+   * null when no type limits the driver. Cached; never modify the result.
+   */
+  long[] supportingVolumes(String driver, int count) {
+    int[] limits = volumeLimits.get(driver);
+    if (limits == null) {
+      return null;
+    }
+    return volumeMasks.computeIfAbsent(driver, d -> new HashMap<>()).computeIfAbsent(count, c -> {
+      long[] mask = new long[words];
+      for (int t = 0; t < types.length; t++) {
+        if (limits[t] >= c) {
+          TypeMasks.set(mask, t);
+        }
+      }
+      return mask;
+    });
+  }
+
+  /** The largest limit any type in {@code mask} declares for the driver, or -1 when none declares one or the mask is empty. */
+  int largestVolumeLimit(String driver, long[] mask) {
+    int[] limits = volumeLimits.get(driver);
+    int largest = -1;
+    for (int t = TypeMasks.next(mask, 0); limits != null && t >= 0; t = TypeMasks.next(mask, t + 1)) {
+      largest = Math.max(largest, limits[t]);
+    }
+    return largest;
   }
 
   /**
@@ -171,7 +240,7 @@ final class TemplateIndex {
           daemons.set(i);
         }
       }
-      Bits.set(typesByDaemons.computeIfAbsent(daemons, k -> new long[words]), t);
+      TypeMasks.set(typesByDaemons.computeIfAbsent(daemons, k -> new long[words]), t);
     }
     List<DaemonGroup> groups = new ArrayList<>(typesByDaemons.size());
     typesByDaemons.forEach((daemons, mask) -> {
@@ -189,7 +258,7 @@ final class TemplateIndex {
       groups.add(new DaemonGroup(mask, overhead, List.copyOf(ports), List.copyOf(members)));
     });
     if (groups.isEmpty()) {
-      groups.add(new DaemonGroup(Bits.all(types.length), new long[dimensions], List.of(), List.of()));
+      groups.add(new DaemonGroup(TypeMasks.all(types.length), new long[dimensions], List.of(), List.of()));
     }
     return List.copyOf(groups);
   }
@@ -210,17 +279,17 @@ final class TemplateIndex {
         continue;
       }
       long[] keyMask = keyMask(reqs.get(key));
-      mask = mask == null ? Bits.copy(keyMask) : and(mask, keyMask);
+      mask = mask == null ? TypeMasks.copy(keyMask) : and(mask, keyMask);
     }
     if (offeringsTouched) {
       long[] offered = offeringMask(reqs);
-      mask = mask == null ? Bits.copy(offered) : and(mask, offered);
+      mask = mask == null ? TypeMasks.copy(offered) : and(mask, offered);
     }
     return mask;
   }
 
   private static long[] and(long[] into, long[] other) {
-    Bits.andInto(into, other);
+    TypeMasks.andInto(into, other);
     return into;
   }
 
@@ -233,7 +302,7 @@ final class TemplateIndex {
       for (int t = 0; t < types.length; t++) {
         Requirements typeRequirements = types[t].requirements();
         if (!typeRequirements.has(key) || typeRequirements.get(key).intersects(requirement)) {
-          Bits.set(mask, t);
+          TypeMasks.set(mask, t);
         }
       }
       keyMasks.put(requirement, mask);
@@ -263,7 +332,7 @@ final class TemplateIndex {
         cheapest[t] = types[t].cheapestOffering(relevant);
         Set<String> kinds = new TreeSet<>();
         for (Offering offering : types[t].offerings()) {
-          if (offering.available() && offering.capacityType() != null && offering.isCompatible(relevant)) {
+          if (offering.launchable() && offering.capacityType() != null && offering.isCompatible(relevant)) {
             kinds.add(offering.capacityType());
           }
         }
@@ -292,7 +361,7 @@ final class TemplateIndex {
       for (int t = 0; t < types.length; t++) {
         for (Offering offering : types[t].offerings()) {
           if (offering.available() && offering.isCompatible(relevant)) {
-            Bits.set(mask, t);
+            TypeMasks.set(mask, t);
             break;
           }
         }
@@ -314,7 +383,7 @@ final class TemplateIndex {
   boolean narrowToFit(long[] mask, long[] total) {
     for (int d = 0; d < total.length; d++) {
       long need = total[d];
-      if (need > 0 && !Bits.andInto(mask, atLeast(d, need))) {
+      if (need > 0 && !TypeMasks.andInto(mask, atLeast(d, need))) {
         return false;
       }
     }
@@ -341,7 +410,7 @@ final class TemplateIndex {
       long[] column = allocatable[d];
       for (int t = 0; t < types.length; t++) {
         if (column[t] >= threshold) {
-          Bits.set(mask, t);
+          TypeMasks.set(mask, t);
         }
       }
       atLeast[d][rank] = mask;
@@ -361,7 +430,7 @@ final class TemplateIndex {
 
   private long[] maxOver(long[][] matrix, long[] mask) {
     long[] max = new long[dimensions];
-    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+    for (int t = TypeMasks.next(mask, 0); t >= 0; t = TypeMasks.next(mask, t + 1)) {
       for (int d = 0; d < dimensions; d++) {
         long value = matrix[d][t];
         if (value > max[d]) {
@@ -374,8 +443,8 @@ final class TemplateIndex {
 
   /** The types in a mask, in catalogue order. */
   List<InstanceType> typesIn(long[] mask) {
-    List<InstanceType> list = new ArrayList<>(Bits.cardinality(mask));
-    for (int t = Bits.next(mask, 0); t >= 0; t = Bits.next(mask, t + 1)) {
+    List<InstanceType> list = new ArrayList<>(TypeMasks.cardinality(mask));
+    for (int t = TypeMasks.next(mask, 0); t >= 0; t = TypeMasks.next(mask, t + 1)) {
       list.add(types[t]);
     }
     return list;

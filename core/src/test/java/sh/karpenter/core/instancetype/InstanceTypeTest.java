@@ -112,6 +112,16 @@ class InstanceTypeTest {
   }
 
   @Test
+  void minValuesCountsOnlyTheValuesTheRequirementAllows() {
+    // Both types offer family a or b, but the narrowed requirement allows only b: one value, not two.
+    Requirements onlyB = Requirements.of(Requirement.of("family", Operator.In, List.of("b"), 2));
+    InstanceTypes.MinValues unmet = InstanceTypes.satisfiesMinValues(List.of(SMALL, LARGE, OTHER), onlyB);
+    assertThat(unmet.unsatisfied()).containsEntry("family", 1);
+    Requirements aOrB = Requirements.of(Requirement.of("family", Operator.In, List.of("a", "b"), 2));
+    assertThat(InstanceTypes.satisfiesMinValues(List.of(SMALL, LARGE, OTHER), aOrB).needed()).isEqualTo(2);
+  }
+
+  @Test
   void truncateKeepsTheCheapestUnlessThatBreaksMinValues() {
     assertThat(InstanceTypes.truncate(List.of(SMALL, LARGE, OTHER), new Requirements(), 2)).containsExactly(LARGE, SMALL);
     Requirements twoFamilies = Requirements.of(Requirement.of("family", Operator.Exists, List.of(), 2));
@@ -125,6 +135,54 @@ class InstanceTypeTest {
     assertThat(InstanceTypes.worstLaunchPrice(SMALL.offerings(), new Requirements())).isEqualTo(0.4);
     Requirements onDemand = Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, "on-demand"));
     assertThat(InstanceTypes.worstLaunchPrice(SMALL.offerings(), onDemand)).isEqualTo(1.0);
+  }
+
+  // Upstream v1.15 launchable_test.go: a full-but-healthy reservation (available, capacity 0) is not
+  // launchable, so it is never what a type is priced or ordered by.
+
+  private static Offering reservedOffering(boolean available, int capacity) {
+    return new Offering(
+        Requirements.of(
+            Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED),
+            Requirement.in(Labels.ZONE, "test-zone-1"),
+            Requirement.in(Labels.RESERVATION_ID, "r-1")),
+        0.001,
+        available,
+        capacity);
+  }
+
+  private static Offering onDemandOffering(double price) {
+    return Offering.of("test-zone-1", Labels.CAPACITY_TYPE_ON_DEMAND, price, true);
+  }
+
+  private static InstanceType withOfferings(String name, Offering... offerings) {
+    return new InstanceType(name, Requirements.of(Requirement.in(Labels.INSTANCE_TYPE, name)), List.of(offerings), Resources.builder().cpu("4").build(), Overhead.NONE);
+  }
+
+  @Test
+  void launchableRequiresReservationCapacityForReservedOfferings() {
+    assertThat(reservedOffering(true, 0).launchable()).as("full reservation is available but not launchable").isFalse();
+    assertThat(reservedOffering(true, 3).launchable()).as("reservation with capacity is launchable").isTrue();
+    assertThat(reservedOffering(false, 3).launchable()).as("unavailable reservation is not launchable even with capacity").isFalse();
+    assertThat(onDemandOffering(1.0).launchable()).isTrue();
+    assertThat(Offering.of("test-zone-1", Labels.CAPACITY_TYPE_ON_DEMAND, 1.0, false).launchable()).isFalse();
+  }
+
+  @Test
+  void worstLaunchPriceIgnoresAFullReservation() {
+    List<Offering> offerings = List.of(reservedOffering(true, 0), onDemandOffering(1.0));
+    assertThat(InstanceTypes.worstLaunchPrice(offerings, new Requirements())).isEqualTo(1.0);
+  }
+
+  @Test
+  void orderByPriceDoesNotRankATypeCheapOnAFullReservation() {
+    InstanceType phantom = withOfferings("phantom-cheap", reservedOffering(true, 0), onDemandOffering(2.0));
+    InstanceType genuine = withOfferings("genuine-cheap", onDemandOffering(1.0));
+    assertThat(InstanceTypes.orderByPrice(List.of(phantom, genuine), new Requirements())).containsExactly(genuine, phantom);
+    assertThat(phantom.cheapestOffering(new Requirements()).price()).isEqualTo(2.0);
+    assertThat(phantom.hasAvailableOffering(Requirements.of(Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED))))
+        .as("a full reservation is still available (healthy)")
+        .isTrue();
   }
 
   @Test

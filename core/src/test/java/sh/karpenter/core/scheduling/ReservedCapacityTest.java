@@ -176,6 +176,37 @@ class ReservedCapacityTest {
   }
 
   @Test
+  @DisplayName("fallback: falls through to a lower-weight on-demand NodePool when the higher-weight reserved NodePool's reservation is full")
+  void fullReservationFallsThroughToALowerWeightNodePool() {
+    env.options = SchedulerOptions.DEFAULT.withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback);
+    List<InstanceType> types = List.of(type("reserved-type", reserved("r-full", "test-zone-1", 0)));
+    env.nodePool(new SchedulingHarness.NodePool("reserved").weight(100).require(req(Labels.CAPACITY_TYPE, Operator.In, RESERVED)).instanceTypes(types));
+    env.nodePool(
+        new SchedulingHarness.NodePool("on-demand").weight(1).require(req(Labels.CAPACITY_TYPE, Operator.In, Labels.CAPACITY_TYPE_ON_DEMAND)).instanceTypes(types));
+    Pod pod = pod("100m").build();
+    env.provision(pod);
+    PlannedNodeClaim claim = env.expectScheduled(pod);
+    assertThat(claim.nodePoolName()).isEqualTo("on-demand");
+    assertThat(requirement(claim, Labels.CAPACITY_TYPE).valueList()).containsExactly(Labels.CAPACITY_TYPE_ON_DEMAND);
+  }
+
+  @Test
+  @DisplayName("should price a replacement at a launchable offering, not at a full reservation (consolidation savings)")
+  void replacementIsPricedAtALaunchableOffering() {
+    InstanceType phantom = type("phantom-cheap", reserved("r-full", "test-zone-1", 0));
+    env.nodePool(new SchedulingHarness.NodePool("default").instanceTypes(List.of(phantom)));
+    Pod pod = pod("100m").build();
+    env.provision(pod);
+    PlannedNodeClaim claim = env.expectScheduled(pod);
+    // Consolidation narrows a replacement to the types it keeps, under requirements that still allow reserved capacity.
+    Requirements allowingReserved = claim.requirements().copy();
+    allowingReserved.put(Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND, RESERVED));
+    PlannedNodeClaim replacement = claim.withInstanceTypeOptions(List.of(phantom), allowingReserved);
+    assertThat(replacement.cheapestOffering().capacityType()).isEqualTo(Labels.CAPACITY_TYPE_ON_DEMAND);
+    assertThat(replacement.price()).isEqualTo(1.0);
+  }
+
+  @Test
   @DisplayName("shouldn't fallback to a lower weight NodePool if a reserved offering is available")
   void noFallbackToALowerWeightNodePool() {
     List<InstanceType> types = List.of(type("reserved-type", reserved("r-1", "test-zone-1", 1)));

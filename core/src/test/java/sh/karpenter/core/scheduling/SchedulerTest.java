@@ -15,10 +15,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
+import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
@@ -506,6 +508,52 @@ class SchedulerTest {
     assertThat(claim.minValuesRelaxed()).isTrue();
   }
 
+  /** Upstream's {@code multiZoneInstanceType}: 4 CPU, 4Gi, arm64 linux, a spot offering at 0.52 in each zone. */
+  private static InstanceType multiZoneInstanceType(String name, String... zones) {
+    List<Requirements> offerings = new ArrayList<>();
+    for (String zone : zones) {
+      offerings.add(reqs(req(Labels.CAPACITY_TYPE, Operator.In, Labels.CAPACITY_TYPE_SPOT), req(Labels.ZONE, Operator.In, zone)));
+    }
+    return FakeInstanceTypes.instanceType(
+        name, FakeInstanceTypes.withDefaults(resources("cpu", "4", "memory", "4Gi")), "arm64", Set.of("linux"), offerings);
+  }
+
+  /** A NodePool requiring all three test zones with minValues 3, over one type offered in all three. */
+  private void zoneMinValuesNodePoolAndZonalVolume() {
+    env.nodePool(
+        new SchedulingHarness.NodePool("default")
+            .instanceTypes(List.of(multiZoneInstanceType("instance-type-1", "test-zone-1", "test-zone-2", "test-zone-3")))
+            .require(Requirement.of(Labels.ZONE, Operator.In, List.of("test-zone-1", "test-zone-2", "test-zone-3"), 3)));
+    env.volumes =
+        new VolumeTopology(
+            List.of(),
+            List.of(new PersistentVolumeClaim("default", "zonal", "zone-1-class", null)),
+            List.of(new StorageClass("zone-1-class", "ebs.csi.aws.com", StorageClass.VolumeBindingMode.WaitForFirstConsumer,
+                List.of(reqs(req(Labels.ZONE, Operator.In, "test-zone-1"))))));
+  }
+
+  @Test
+  @DisplayName("should not schedule when pod volume topology narrows zones below minValues (Strict)")
+  void minValuesNarrowedByVolumeTopologyStrict() {
+    zoneMinValuesNodePoolAndZonalVolume();
+    Pod pod = pod("900m", "0.9Gi").persistentVolumeClaim("zonal").build();
+    env.provision(pod);
+    env.expectNotScheduled(pod, "minValues requirement is not met for label(s) topology.kubernetes.io/zone (1 distinct values available)");
+  }
+
+  @Test
+  @DisplayName("should relax minValues when pod volume topology narrows zones below minValues (BestEffort)")
+  void minValuesNarrowedByVolumeTopologyBestEffort() {
+    env.options = SchedulerOptions.DEFAULT.withMinValuesPolicy(SchedulerOptions.MinValuesPolicy.BestEffort);
+    zoneMinValuesNodePoolAndZonalVolume();
+    Pod pod = pod("900m", "0.9Gi").persistentVolumeClaim("zonal").build();
+    env.provision(pod);
+    PlannedNodeClaim claim = env.expectScheduled(pod);
+    assertThat(claim.minValuesRelaxed()).isTrue();
+    // Relaxed against the narrowed requirement, so the NodeClaim passes validation (values >= minValues).
+    assertThat(claim.requirements().get(Labels.ZONE)).isEqualTo(Requirement.of(Labels.ZONE, Operator.In, List.of("test-zone-1"), 1));
+  }
+
   @Test
   @DisplayName("should fall back to the next nodepool when minValues cannot be met (Strict)")
   void minValuesStrictFallback() {
@@ -980,6 +1028,163 @@ class SchedulerTest {
     assertThat(env.existingNodeOf(pod)).isNull();
     env.expectScheduled(pod);
     assertThat(env.existingNodeOf(withoutVolumes)).isEqualTo("node-a");
+  }
+
+  // Upstream v1.15 "InstanceType VolumeAttachmentLimits": new NodeClaims keep only the types whose CSI
+  // volume attachment limits hold their pods' volumes; existing nodes fall back to them.
+
+  /** Upstream's fake type of 1024 CPUs and 1024 pods with these volume attachment limits. */
+  private static InstanceType volumeLimitedType(String name, String cpu, Map<String, Integer> limits) {
+    return FakeInstanceTypes.instanceType(name, FakeInstanceTypes.withDefaults(resources("cpu", cpu, "pods", "1024")), "amd64", Set.of("linux"), null)
+        .withVolumeAttachmentLimits(limits);
+  }
+
+  private void volumeLimitedNodePool(InstanceType... types) {
+    env.nodePool(new SchedulingHarness.NodePool("default").instanceTypes(List.of(types)));
+  }
+
+  private static List<Pod> podsWithOneClaimEach(String prefix, int count) {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      pods.add(pod("1m").persistentVolumeClaim(prefix + "-" + i).build());
+    }
+    return pods;
+  }
+
+  @Test
+  @DisplayName("should launch enough nodes for all pods in a single scheduling loop (instance type volume limits)")
+  void instanceTypeVolumeLimitsLaunchEnoughNodes() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 100), List.of(csiStorageClass()));
+    env.provision(podsWithOneClaimEach("my-claim", 100));
+    // each node supports 10 attachments, so 100 pods with one claim each need 10 NodeClaims
+    assertThat(env.result.newNodeClaims()).hasSize(10);
+    assertThat(env.result.unschedulable()).isEmpty();
+  }
+
+  @Test
+  @DisplayName("should use instance type limits until the CSINode driver is published")
+  void existingNodesFallBackToInstanceTypeVolumeLimits() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 11), List.of(csiStorageClass()));
+    Map<String, String> labels =
+        Map.of(Labels.HOSTNAME, "in-flight", Labels.ZONE, "test-zone-1", Labels.NODE_POOL, "default", Labels.INSTANCE_TYPE, "limited-instance-type");
+    env.node(new ExistingNode("in-flight", labels, List.of(), resources("cpu", "1024", "pods", "1024"), List.of(), false, "default"));
+    List<Pod> pods = podsWithOneClaimEach("my-claim", 11);
+    env.provision(pods);
+    assertThat(pods.stream().filter(p -> "in-flight".equals(env.existingNodeOf(p))).count()).isEqualTo(10);
+    assertThat(env.result.newNodeClaims()).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("should prefer the CSINode's volume limit over the instance type's once it is published")
+  void csiNodeVolumeLimitsOverrideTheInstanceType() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 11), List.of(csiStorageClass()));
+    Map<String, String> labels =
+        Map.of(Labels.HOSTNAME, "node-a", Labels.ZONE, "test-zone-1", Labels.NODE_POOL, "default", Labels.INSTANCE_TYPE, "limited-instance-type");
+    env.node(
+        new ExistingNode("node-a", labels, List.of(), resources("cpu", "1024", "pods", "1024"), List.of(), true, "default")
+            .withVolumeLimits(Map.of(CSI_DRIVER, 20)));
+    List<Pod> pods = podsWithOneClaimEach("my-claim", 11);
+    env.provision(pods);
+    assertThat(pods).allSatisfy(p -> assertThat(env.existingNodeOf(p)).isEqualTo("node-a"));
+  }
+
+  @Test
+  @DisplayName("should account for pods with multiple volumes (instance type volume limits)")
+  void instanceTypeVolumeLimitsCountEveryVolumeOfAPod() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    List<PersistentVolumeClaim> claims = new ArrayList<>(claims("my-claim-a", 6));
+    claims.addAll(claims("my-claim-b", 6));
+    env.volumes = new VolumeTopology(List.of(), claims, List.of(csiStorageClass()));
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      pods.add(pod("1m").persistentVolumeClaim("my-claim-a-" + i).persistentVolumeClaim("my-claim-b-" + i).build());
+    }
+    env.provision(pods);
+    // each NodeClaim can only hold 5 of the 6 pods due to the volume limit
+    assertThat(env.result.newNodeClaims()).hasSize(2);
+  }
+
+  @Test
+  @DisplayName("should count each PVC once when shared by multiple pods (instance type volume limits)")
+  void instanceTypeVolumeLimitsCountSharedClaimsOnce() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 1), List.of(csiStorageClass()));
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      pods.add(pod("1m").persistentVolumeClaim("my-claim-0").build());
+    }
+    env.provision(pods);
+    assertThat(env.result.newNodeClaims()).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("should not limit volumes for drivers without a declared limit")
+  void instanceTypeVolumeLimitsOnlyForDeclaredDrivers() {
+    volumeLimitedNodePool(volumeLimitedType("instance-type", "1024", Map.of("other.csi.provider", 1)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 20), List.of(csiStorageClass()));
+    env.provision(podsWithOneClaimEach("my-claim", 20));
+    assertThat(env.result.newNodeClaims()).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("should not schedule pods which exceed the volume limits of every instance type")
+  void instanceTypeVolumeLimitsExceededByEveryType() {
+    volumeLimitedNodePool(volumeLimitedType("limited-instance-type", "1024", Map.of(CSI_DRIVER, 10)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 11), List.of(csiStorageClass()));
+    Pod.Builder builder = pod("1m");
+    for (int i = 0; i < 11; i++) {
+      builder.persistentVolumeClaim("my-claim-" + i);
+    }
+    Pod pod = builder.build();
+    env.provision(pod);
+    assertThat(env.expectNotScheduled(pod))
+        .isEqualTo(
+            "incompatible with nodepool \"default\": would exceed volume limit for all instance type options: "
+                + "csi driver \"fake.csi.provider\" needs 11 volumes, the largest limit is 10");
+  }
+
+  @Test
+  @DisplayName("should filter out instance types which cannot support the pod's volumes")
+  void instanceTypeVolumeLimitsFilterTheOptions() {
+    // cheaper, but can't support the pod's volumes
+    volumeLimitedNodePool(
+        volumeLimitedType("small-limit", "16", Map.of(CSI_DRIVER, 2)), volumeLimitedType("large-limit", "1024", Map.of(CSI_DRIVER, 20)));
+    env.volumes = new VolumeTopology(List.of(), claims("my-claim", 5), List.of(csiStorageClass()));
+    Pod.Builder builder = pod("1m");
+    for (int i = 0; i < 5; i++) {
+      builder.persistentVolumeClaim("my-claim-" + i);
+    }
+    Pod pod = builder.build();
+    env.provision(pod);
+    assertThat(env.expectScheduled(pod).instanceTypeOptions()).extracting(InstanceType::name).containsExactly("large-limit");
+  }
+
+  @Test
+  @DisplayName("should filter out instance types which cannot support all of the pod's volumes across multiple CSI drivers")
+  void instanceTypeVolumeLimitsAcrossDrivers() {
+    String localDriver = "local.csi.provider";
+    volumeLimitedNodePool(
+        volumeLimitedType("partial-support", "16", Map.of(CSI_DRIVER, 10, localDriver, 1)),
+        volumeLimitedType("full-support", "1024", Map.of(CSI_DRIVER, 10, localDriver, 10)));
+    List<PersistentVolumeClaim> claims = new ArrayList<>(claims("my-claim", 2));
+    for (int i = 0; i < 2; i++) {
+      claims.add(new PersistentVolumeClaim("default", "my-local-claim-" + i, "local-storage-class", null));
+    }
+    env.volumes =
+        new VolumeTopology(
+            List.of(),
+            claims,
+            List.of(
+                csiStorageClass(),
+                new StorageClass("local-storage-class", localDriver, StorageClass.VolumeBindingMode.WaitForFirstConsumer,
+                    List.of(reqs(req(Labels.ZONE, Operator.In, "test-zone-1"))))));
+    Pod pod = pod("1m").persistentVolumeClaim("my-claim-0").persistentVolumeClaim("my-local-claim-0")
+        .persistentVolumeClaim("my-claim-1").persistentVolumeClaim("my-local-claim-1").build();
+    env.provision(pod);
+    assertThat(env.expectScheduled(pod).instanceTypeOptions()).extracting(InstanceType::name).containsExactly("full-support");
   }
 
   @Test

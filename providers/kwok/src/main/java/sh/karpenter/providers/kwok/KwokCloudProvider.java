@@ -156,7 +156,7 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
           offerings.add(o);
         }
       }
-      types.add(changed ? new InstanceType(type.name(), type.requirements(), offerings, type.capacity(), type.overhead()) : type);
+      types.add(changed ? type.withOfferings(offerings) : type);
     }
     return types;
   }

@@ -3,12 +3,13 @@ package sh.karpenter.core.scheduling;
 import java.util.Arrays;
 
 /**
- * Allocation-light operations on fixed-width bit sets ({@code long[]}) over a template's instance
- * types: the scheduler keeps each NodeClaim's remaining options, and caches the types matching a
- * requirement or fitting a request, as such sets.
+ * Type masks: fixed-width bit sets ({@code long[]}) over a template's instance types, bit {@code t}
+ * standing for {@code TemplateIndex.types[t]}, and allocation-light operations on them. The scheduler
+ * keeps each NodeClaim's remaining instance-type options as a mask, and caches the types matching a
+ * requirement or fitting a request as masks.
  */
-final class Bits {
-  private Bits() {}
+final class TypeMasks {
+  private TypeMasks() {}
 
   static int words(int bits) {
     return (bits + 63) >>> 6;

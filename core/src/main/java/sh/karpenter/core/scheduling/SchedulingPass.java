@@ -1,0 +1,667 @@
+package sh.karpenter.core.scheduling;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.pod.PodAffinityTerm;
+import sh.karpenter.core.pod.TopologySpreadConstraint;
+import sh.karpenter.core.pod.WeightedPodAffinityTerm;
+import sh.karpenter.core.requirements.LabelSelector;
+import sh.karpenter.core.requirements.Operator;
+import sh.karpenter.core.requirements.Requirement;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.topology.Topology;
+import sh.karpenter.core.topology.TopologyDomains;
+import sh.karpenter.core.volume.VolumeTopology;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * One scheduling pass (upstream's {@code Scheduler.Solve}, scheduler.go): the queue of pending pods
+ * in upstream's order, each tried on the existing nodes ({@link NodeSlot}), then on the NodeClaims
+ * planned earlier in the pass ({@link InFlightNodeClaim}), then on a new NodeClaim from each NodePool
+ * in weight order within its limits ({@link NodePoolLimits}); preferences relaxed one step at a time
+ * for pods that fit nowhere ({@link Preferences}); and at the end each NodeClaim finalised into a
+ * {@link PlannedNodeClaim} and every pod left explained ({@link UnschedulableReasons}). Whether a pod
+ * fits a node or NodeClaim is that target's own question; this class only decides the order of the
+ * attempts and keeps the pass's state.
+ */
+final class SchedulingPass {
+  /** What trying a pod on a new NodeClaim of one NodePool came to. */
+  enum Outcome {
+    SCHEDULED,
+    UNSCHEDULABLE,
+    /** Refused on reserved capacity (docs/behaviour/scheduling.md#reserved-capacity): the pod waits for the next pass. */
+    RESERVED_OFFERING_ERROR
+  }
+
+  private final SchedulingInput input;
+  private final Set<String> allowUndefined;
+  private final VolumeTopology volumes;
+  private final List<SchedulingPod> pods = new ArrayList<>();
+  private final String[] errors;
+  private final boolean[] placed;
+  /** Per pod (by order): its last attempt ended in a reserved-offering error, so it is deferred. */
+  private final boolean[] deferred;
+  private final List<TemplateIndex> templates;
+  private final NodePoolLimits limits;
+  private final List<NodeSlot> nodes = new ArrayList<>();
+  /** Planned NodeClaims in fewest-pods-first order (each knows its position). */
+  private final List<InFlightNodeClaim> claims = new ArrayList<>();
+  private final Map<String, InFlightNodeClaim> claimsByHostname = new HashMap<>();
+  private final Topology topology;
+  private final boolean preferNoScheduleTaintsExist;
+  private final ReservationManager reservations;
+  private final UnschedulableReasons reasons;
+  private int nextHostname = 1;
+
+  SchedulingPass(SchedulingInput input, PreparedTemplates prepared, SchedulerCache cache) {
+    this.input = input;
+    this.volumes = input.volumes() == null ? VolumeTopology.EMPTY : input.volumes();
+    this.allowUndefined = prepared.allowUndefined;
+    boolean ignorePreferences = input.options().preferencePolicy() == SchedulerOptions.PreferencePolicy.Ignore;
+
+    List<Pod> pending = new ArrayList<>(input.pendingPods());
+    pending.sort(
+        Comparator.comparingLong((Pod p) -> -p.requests().cpuMilli())
+            .thenComparingLong(p -> -p.requests().memoryMilli())
+            .thenComparingLong(Pod::creationTimestampMillis)
+            .thenComparing(Pod::uid));
+    for (int i = 0; i < pending.size(); i++) {
+      pods.add(new SchedulingPod(pending.get(i), prepared.dimensions, i, ignorePreferences));
+    }
+    this.errors = new String[pods.size()];
+    this.placed = new boolean[pods.size()];
+    this.deferred = new boolean[pods.size()];
+
+    this.templates = List.copyOf(prepared.templates);
+    this.limits = new NodePoolLimits(templates, prepared.dimensions);
+    this.preferNoScheduleTaintsExist = prepared.preferNoScheduleTaintsExist;
+    this.reservations = new ReservationManager(prepared.reservationCapacity);
+
+    List<ExistingNode> existing = new ArrayList<>(input.nodes());
+    existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
+    this.topology = buildTopology(existing);
+    for (ExistingNode node : existing) {
+      NodeSlot.Basis basis = cache == null ? NodeSlot.Basis.of(node, prepared.daemons, prepared.dimensions) : cache.node(node, prepared);
+      nodes.add(new NodeSlot(node, basis, topology, volumes, instanceTypeVolumeLimits(node)));
+    }
+    this.reasons = new UnschedulableReasons(nodes, templates, volumes);
+  }
+
+  private Topology buildTopology(List<ExistingNode> existing) {
+    Set<String> keys = new HashSet<>();
+    Set<String> namespaces = new HashSet<>();
+    Set<String> pendingUids = new HashSet<>();
+    for (SchedulingPod pod : pods) {
+      namespaces.add(pod.pod.namespace());
+      pendingUids.add(pod.pod.uid());
+      for (TopologySpreadConstraint spread : pod.pod.topologySpreadConstraints()) {
+        keys.add(spread.topologyKey());
+      }
+      for (PodAffinityTerm term : pod.pod.requiredPodAffinity()) {
+        keys.add(term.topologyKey());
+      }
+      for (PodAffinityTerm term : pod.pod.requiredPodAntiAffinity()) {
+        keys.add(term.topologyKey());
+      }
+      for (WeightedPodAffinityTerm term : pod.pod.preferredPodAffinity()) {
+        keys.add(term.term().topologyKey());
+      }
+      for (WeightedPodAffinityTerm term : pod.pod.preferredPodAntiAffinity()) {
+        keys.add(term.term().topologyKey());
+      }
+    }
+    for (ExistingNode node : existing) {
+      for (Pod pod : node.pods()) {
+        namespaces.add(pod.namespace());
+        for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+          keys.add(term.topologyKey());
+        }
+      }
+    }
+    keys.remove(Labels.HOSTNAME); // hostnames come from nodes and NodeClaims, not from NodePools
+    TopologyDomains domains = new TopologyDomains(keys);
+    for (TemplateIndex template : templates) {
+      domains.addNodePool(template.requirements, template.template.taints(), template.template.instanceTypes());
+    }
+    for (ExistingNode node : existing) {
+      domains.addNode(node.labels(), node.taints());
+    }
+    Topology result = new Topology(domains, input.namespaceLabels(), namespaces, allowUndefined, pendingUids);
+    for (ExistingNode node : existing) {
+      result.addNode(node.name(), node.labels(), node.taints(), node.pods());
+    }
+    for (SchedulingPod pod : pods) {
+      result.update(pod.pod, pod.topologyConstraints());
+    }
+    return result;
+  }
+
+  SchedulingResult run() {
+    ArrayDeque<SchedulingPod> queue = new ArrayDeque<>();
+    int[] pushedAtLength = new int[pods.size()];
+    int[] pushedInGeneration = new int[pods.size()];
+    int generation = 1;
+    for (SchedulingPod pod : pods) {
+      String rejection = rejection(pod.pod);
+      if (rejection != null) {
+        errors[pod.order] = rejection;
+      } else {
+        queue.addLast(pod);
+      }
+    }
+    while (!queue.isEmpty()) {
+      SchedulingPod pod = queue.peekFirst();
+      // A full cycle without progress: every pod left was pushed back while the queue had this length.
+      if (pushedInGeneration[pod.order] == generation && pushedAtLength[pod.order] == queue.size()) {
+        break;
+      }
+      queue.pollFirst();
+      String error = place(pod);
+      if (error == null) {
+        placed[pod.order] = true;
+        errors[pod.order] = null;
+        continue;
+      }
+      errors[pod.order] = error;
+      queue.addLast(pod);
+      // A reserved-offering error is not relaxed: the pod waits for the next pass instead
+      // (docs/behaviour/scheduling.md#reserved-capacity).
+      if (!deferred[pod.order] && Preferences.relax(pod, preferNoScheduleTaintsExist) != null) {
+        generation++;
+        topology.update(pod.pod, pod.topologyConstraints());
+      } else {
+        pushedInGeneration[pod.order] = generation;
+        pushedAtLength[pod.order] = queue.size();
+      }
+    }
+    if (input.options().costRepacking()) {
+      repackUnconstrainedClaims();
+    }
+    return result();
+  }
+
+  /**
+   * The cost post-pass: first fit grows NodeClaims onto whatever type still has room, often the
+   * largest and dearest. The NodeClaims holding only unconstrained pods are re-planned per
+   * NodePool with {@link CostRepacker}, and the new plan replaces them when it is cheaper. Only
+   * pods whose placement no constraint can tell apart move: no node requirements or preferences,
+   * no topology terms of their own, selected by no other pod's topology term, no host ports, no
+   * volumes. Existing-node placements and every other NodeClaim stay as the pass made them.
+   */
+  private void repackUnconstrainedClaims() {
+    if (claims.isEmpty()) {
+      return;
+    }
+    Set<LabelSelector> selectors = topologySelectors();
+    for (TemplateIndex template : templates) {
+      // Reserved capacity is held per NodeClaim as pods join it; re-planned claims would bypass that.
+      if (template.requirements.hasMinValues() || template.hasReservedOfferings()) {
+        continue;
+      }
+      List<InFlightNodeClaim> movable = new ArrayList<>();
+      for (InFlightNodeClaim claim : claims) {
+        if (claim.template == template && claim.pods.stream().allMatch(pod -> unconstrained(pod, selectors))) {
+          movable.add(claim);
+        }
+      }
+      if (!movable.isEmpty()) {
+        repack(template, movable);
+      }
+    }
+  }
+
+  /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
+  private Set<LabelSelector> topologySelectors() {
+    Set<LabelSelector> selectors = new HashSet<>();
+    for (SchedulingPod pod : pods) {
+      addTopologySelectors(pod.pod, selectors);
+    }
+    for (NodeSlot node : nodes) {
+      for (Pod pod : node.node.pods()) {
+        addTopologySelectors(pod, selectors);
+      }
+    }
+    return selectors;
+  }
+
+  private static void addTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
+    for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
+      selectors.add(spread.selector());
+    }
+    for (PodAffinityTerm term : pod.requiredPodAffinity()) {
+      selectors.add(term.selector());
+    }
+    for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+      selectors.add(term.selector());
+    }
+    for (WeightedPodAffinityTerm term : pod.preferredPodAffinity()) {
+      selectors.add(term.term().selector());
+    }
+    for (WeightedPodAffinityTerm term : pod.preferredPodAntiAffinity()) {
+      selectors.add(term.term().selector());
+    }
+  }
+
+  /**
+   * Whether moving the pod to another NodeClaim of its NodePool can break no constraint: it has
+   * none of its own and no topology term selects it (namespaces aside, which only makes this
+   * stricter).
+   */
+  private static boolean unconstrained(SchedulingPod pod, Set<LabelSelector> selectors) {
+    Pod p = pod.pod;
+    if (!p.nodeSelector().isEmpty()
+        || !p.requiredNodeAffinityTerms().isEmpty()
+        || !p.preferredNodeAffinity().isEmpty()
+        || !p.topologySpreadConstraints().isEmpty()
+        || !p.requiredPodAffinity().isEmpty()
+        || !p.requiredPodAntiAffinity().isEmpty()
+        || !p.preferredPodAffinity().isEmpty()
+        || !p.preferredPodAntiAffinity().isEmpty()
+        || !p.hostPorts().isEmpty()
+        || !p.persistentVolumeClaims().isEmpty()) {
+      return false;
+    }
+    for (LabelSelector selector : selectors) {
+      if (selector.matches(p.labels())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Re-plans the claims' pods with {@link CostRepacker} over the template's types (within its limits,
+   * net of DaemonSet overhead) and swaps the new claims in when they cost less; otherwise leaves
+   * everything, limits included, as it was.
+   */
+  private void repack(TemplateIndex template, List<InFlightNodeClaim> movable) {
+    TemplateIndex.Pricing pricing = template.pricing(template.requirements);
+    long[] limitsBefore = limits.save(template);
+    int hostnameBefore = nextHostname;
+    double before = 0;
+    List<SchedulingPod> movablePods = new ArrayList<>();
+    for (InFlightNodeClaim claim : movable) {
+      before += cheapestPrice(claim.options, pricing);
+      movablePods.addAll(claim.pods);
+      limits.refund(claim);
+    }
+    List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before);
+    double after = 0;
+    for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
+      after += cheapestPrice(claim.options, pricing);
+    }
+    if (replacements == null || after >= before * (1 - 1e-9)) {
+      limits.restore(template, limitsBefore);
+      nextHostname = hostnameBefore;
+      return;
+    }
+    Set<InFlightNodeClaim> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
+    dropped.addAll(movable);
+    claims.removeIf(dropped::contains);
+    for (InFlightNodeClaim claim : movable) {
+      claimsByHostname.remove(claim.hostname);
+    }
+    for (InFlightNodeClaim claim : replacements) {
+      claims.add(claim);
+      claimsByHostname.put(claim.hostname, claim);
+    }
+    claims.sort(Comparator.comparingInt((InFlightNodeClaim c) -> c.pods.size()).thenComparingInt(c -> c.sequence));
+    renumber(0);
+  }
+
+  private static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
+    double cheapest = Double.MAX_VALUE;
+    for (int t = TypeMasks.next(options, 0); t >= 0; t = TypeMasks.next(options, t + 1)) {
+      cheapest = Math.min(cheapest, pricing.price(t));
+    }
+    return cheapest;
+  }
+
+  /**
+   * The pods packed by {@link CostRepacker} into new claims (each on a fresh hostname, charged
+   * against the limits in turn), or null when no packing prices below {@code before}, or the packer
+   * or a limit leaves some pod without a node. Each allowed type offers its allocatable less its
+   * DaemonSet group's overhead and costs its cheapest offering under the template's requirements. The
+   * packer is not run when its {@link CostRepacker#lowerBound lower bound} shows that no packing can
+   * cost less than {@code before} (for a lone pod it never can).
+   */
+  private List<InFlightNodeClaim> replan(
+      TemplateIndex template, TemplateIndex.Pricing pricing, List<SchedulingPod> movablePods, double before) {
+    long[] allowed = limits.launchableTypes(template, null);
+    if (allowed == null) {
+      return null;
+    }
+    long[][] capacity = new long[template.size()][template.dimensions];
+    double[] price = new double[template.size()];
+    Arrays.fill(price, Double.POSITIVE_INFINITY);
+    for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
+      long[] types = TypeMasks.copy(group.types());
+      TypeMasks.andInto(types, allowed);
+      for (int t = TypeMasks.next(types, 0); t >= 0; t = TypeMasks.next(types, t + 1)) {
+        if (pricing.cheapest()[t] != null) {
+          price[t] = pricing.price(t);
+        }
+        for (int d = 0; d < template.dimensions; d++) {
+          capacity[t][d] = template.allocatable[d][t] - group.overhead()[d];
+        }
+      }
+    }
+    List<long[]> requests = new ArrayList<>(movablePods.size());
+    for (SchedulingPod pod : movablePods) {
+      requests.add(pod.requests);
+    }
+    if (CostRepacker.lowerBound(requests, capacity, price) >= before * (1 - 1e-10)) {
+      return null;
+    }
+    CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
+    if (packing == null || packing.price() >= before * (1 - 1e-9)) {
+      return null;
+    }
+    int[] taken = new int[packing.classMembers().size()];
+    List<InFlightNodeClaim> replacements = new ArrayList<>(packing.nodes().size());
+    for (CostRepacker.Node node : packing.nodes()) {
+      long[] options = limits.launchableTypes(template, null);
+      if (options == null) {
+        return null;
+      }
+      InFlightNodeClaim claim = newClaim(template, options);
+      for (int c = 0; c < taken.length; c++) {
+        int[] members = packing.classMembers().get(c);
+        for (int n = 0; n < node.podsPerClass()[c]; n++) {
+          SchedulingPod pod = movablePods.get(members[taken[c]++]);
+          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), claim.options, null);
+          if (placement == null) {
+            return null;
+          }
+          claim.addRepacked(pod, placement);
+        }
+      }
+      nextHostname++;
+      limits.charge(claim);
+      replacements.add(claim);
+    }
+    return replacements;
+  }
+
+  /** Why upstream would not provision for the pod at all (restricted labels, broken volumes), or null. */
+  private String rejection(Pod pod) {
+    for (String key : pod.nodeSelector().keySet()) {
+      if (Labels.isRestricted(Labels.normalize(key))) {
+        return "node selector uses restricted label " + key;
+      }
+    }
+    for (Requirements term : pod.requiredNodeAffinityTerms()) {
+      for (String key : term.keys()) {
+        if (Labels.isRestricted(key)) {
+          return "required node affinity uses restricted label " + key;
+        }
+      }
+    }
+    return volumes.validate(pod);
+  }
+
+  /**
+   * The CSI volume attachment limits of the node's instance type (upstream's {@code
+   * instanceTypeForNode}: the type named by the node's instance-type label among its NodePool's, by
+   * its NodePool label), or none when that is not known.
+   */
+  private Map<String, Integer> instanceTypeVolumeLimits(ExistingNode node) {
+    String nodePool = node.labels().get(Labels.NODE_POOL);
+    String typeName = node.labels().get(Labels.INSTANCE_TYPE);
+    if (nodePool == null || typeName == null) {
+      return Map.of();
+    }
+    for (TemplateIndex template : templates) {
+      if (template.hasVolumeLimits() && template.template.nodePoolName().equals(nodePool)) {
+        InstanceType type = template.type(typeName);
+        return type == null ? Map.of() : type.volumeAttachmentLimits();
+      }
+    }
+    return Map.of();
+  }
+
+  /** Places the pod, returning null, or why it fits nowhere. */
+  private String place(SchedulingPod pod) {
+    List<Requirements> alternatives = volumes.requirementsFor(pod.pod);
+    if (alternatives.isEmpty()) {
+      return "the pod's volumes require incompatible topologies";
+    }
+    for (NodeSlot node : nodes) {
+      Requirements requirements = node.canAdd(pod, alternatives);
+      if (requirements != null) {
+        node.add(pod, requirements);
+        return null;
+      }
+    }
+    for (InFlightNodeClaim claim : candidateClaims(pod)) {
+      InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
+      if (placement != null) {
+        commit(claim, pod, placement);
+        return null;
+      }
+    }
+    deferred[pod.order] = false;
+    for (TemplateIndex template : templates) {
+      Outcome outcome = tryNewClaim(template, pod, alternatives, null);
+      if (outcome == Outcome.SCHEDULED) {
+        return null;
+      }
+      if (outcome == Outcome.RESERVED_OFFERING_ERROR) {
+        // No fallback to lower-weight NodePools: the reservation may free up by the next pass.
+        deferred[pod.order] = true;
+        break;
+      }
+    }
+    return reasons.explain(pod, alternatives, this::tryNewClaim);
+  }
+
+  /**
+   * The planned NodeClaims worth trying, in fewest-pods-first order: all of them, unless the pod's
+   * hostname topology admits only a few hostnames (anti-affinity, self-selecting hostname spread),
+   * in which case only the claims with those hostnames, which keeps pods with hostname
+   * anti-affinity from scanning every claim.
+   */
+  private List<InFlightNodeClaim> candidateClaims(SchedulingPod pod) {
+    Set<String> hostnames = topology.hostnameCandidates(pod.pod);
+    if (hostnames == null || hostnames.size() >= claims.size()) {
+      return claims;
+    }
+    List<InFlightNodeClaim> candidates = new ArrayList<>(hostnames.size());
+    for (String hostname : hostnames) {
+      InFlightNodeClaim claim = claimsByHostname.get(hostname);
+      if (claim != null) {
+        candidates.add(claim);
+      }
+    }
+    candidates.sort(Comparator.comparingInt(c -> c.position));
+    return candidates;
+  }
+
+  /**
+   * Tries a new NodeClaim of the template, within its limits, for the pod; on success it joins the
+   * pass's claims. Explains a refusal into {@code why} when given.
+   */
+  private Outcome tryNewClaim(TemplateIndex template, SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
+    long[] options = limits.launchableTypes(template, why);
+    if (options == null) {
+      if (why != null && !TypeMasks.isEmpty(template.launchable)) {
+        UnschedulableReasons.limits(why, newClaim(template, TypeMasks.copy(template.launchable)), pod, alternatives, limits);
+      }
+      return Outcome.UNSCHEDULABLE;
+    }
+    InFlightNodeClaim claim = newClaim(template, options);
+    InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, why);
+    if (placement == null) {
+      return claim.reservedOfferingError() ? Outcome.RESERVED_OFFERING_ERROR : Outcome.UNSCHEDULABLE;
+    }
+    nextHostname++;
+    claim.position = insertionPoint();
+    claims.add(claim.position, claim);
+    claimsByHostname.put(claim.hostname, claim);
+    renumber(claim.position + 1);
+    commit(claim, pod, placement);
+    limits.charge(claim);
+    return Outcome.SCHEDULED;
+  }
+
+  /** An empty claim on the next placeholder hostname (taken for good only once the claim is kept). */
+  private InFlightNodeClaim newClaim(TemplateIndex template, long[] options) {
+    String hostname = String.format("hostname-placeholder-%04d", nextHostname);
+    topology.register(Labels.HOSTNAME, hostname);
+    Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
+    return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes);
+  }
+
+  /** A new claim (one pod, newest) goes after every claim with one pod or fewer. */
+  private int insertionPoint() {
+    int low = 0;
+    int high = claims.size();
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (claims.get(mid).pods.size() <= 1) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
+  }
+
+  private void renumber(int from) {
+    for (int i = from; i < claims.size(); i++) {
+      claims.get(i).position = i;
+    }
+  }
+
+  /** The pod joins the claim ({@link InFlightNodeClaim#add}), which keeps its place in fewest-pods-first order. */
+  private void commit(InFlightNodeClaim claim, SchedulingPod pod, InFlightNodeClaim.Placement placement) {
+    claim.add(pod, placement);
+    // Keep fewest-pods-first order: the claim moves right past claims it no longer precedes.
+    int i = claim.position;
+    while (i + 1 < claims.size() && claims.get(i + 1).precedes(claim)) {
+      InFlightNodeClaim next = claims.get(i + 1);
+      claims.set(i, next);
+      next.position = i;
+      i++;
+    }
+    claims.set(i, claim);
+    claim.position = i;
+  }
+
+  private SchedulingResult result() {
+    List<PlannedNodeClaim> planned = new ArrayList<>();
+    List<InFlightNodeClaim> bySequence = new ArrayList<>(claims);
+    bySequence.sort(Comparator.comparingInt(c -> c.sequence));
+    for (InFlightNodeClaim claim : bySequence) {
+      PlannedNodeClaim plan = finalise(claim);
+      if (plan != null) {
+        planned.add(plan);
+      }
+    }
+    Map<String, List<Pod>> existing = new LinkedHashMap<>();
+    for (NodeSlot node : nodes) {
+      if (!node.placed.isEmpty()) {
+        existing.put(node.node.name(), List.copyOf(node.placed));
+      }
+    }
+    List<PodError> unschedulable = new ArrayList<>();
+    List<PodError> postponed = new ArrayList<>();
+    for (SchedulingPod pod : pods) {
+      if (!placed[pod.order]) {
+        PodError error = new PodError(pod.pod, errors[pod.order] == null ? "not attempted" : errors[pod.order]);
+        (deferred[pod.order] ? postponed : unschedulable).add(error);
+      }
+    }
+    return new SchedulingResult(planned, existing, unschedulable, postponed);
+  }
+
+  /**
+   * Upstream's {@code ToNodeClaim} plus {@code TruncateInstanceTypes}: options ordered by their
+   * cheapest compatible available offering and cut to 600 (minValues re-checked), the instance-type
+   * and capacity-type requirements resolved, the hostname placeholder and simulation-only labels
+   * dropped, and the smallest still-possible DaemonSet overhead added to the requests.
+   */
+  private PlannedNodeClaim finalise(InFlightNodeClaim claim) {
+    TemplateIndex template = claim.template;
+    Requirements requirements = claim.launchRequirements();
+    TemplateIndex.Pricing pricing = template.pricing(requirements);
+    List<Integer> order = new ArrayList<>(Math.min(Scheduler.MAX_INSTANCE_TYPES, TypeMasks.cardinality(claim.options)));
+    for (int t : pricing.cheapestFirst()) {
+      if (TypeMasks.get(claim.options, t) && pricing.cheapest()[t] != null) {
+        order.add(t);
+        if (order.size() == Scheduler.MAX_INSTANCE_TYPES) {
+          break;
+        }
+      }
+    }
+    if (order.isEmpty()) {
+      // Unreachable while reserve() guards every pod's placement; kept so a gap fails the pods, not the pass.
+      return unschedulable(claim, "no instance type has an available offering compatible with the nodeclaim's requirements " + requirements);
+    }
+    List<InstanceType> options = new ArrayList<>(order.size());
+    for (int t : order) {
+      options.add(template.types[t]);
+    }
+    boolean relaxed = claim.minValuesRelaxed;
+    if (requirements.hasMinValues()) {
+      InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(options, requirements);
+      if (!minValues.satisfied()) {
+        if (input.options().minValuesPolicy() == SchedulerOptions.MinValuesPolicy.Strict) {
+          return unschedulable(claim, minValues.reason() + " after truncating to the " + Scheduler.MAX_INSTANCE_TYPES + " cheapest instance types");
+        }
+        for (Map.Entry<String, Integer> unmet : minValues.unsatisfied().entrySet()) {
+          requirements.put(requirements.get(unmet.getKey()).withMinValues(unmet.getValue()));
+        }
+        relaxed = true;
+      }
+    }
+    long[] total = claim.requests.clone();
+    long[] overhead = claim.smallestDaemonOverhead();
+    if (overhead != null) {
+      ResourceVectors.add(total, overhead);
+    }
+    List<String> names = new ArrayList<>(options.size());
+    Set<String> capacityTypes = new TreeSet<>();
+    for (int t : order) {
+      names.add(template.types[t].name());
+      capacityTypes.addAll(pricing.capacityTypes().get(t));
+    }
+    Offering cheapest = pricing.cheapest()[order.get(0)];
+    Integer typeMinValues = requirements.has(Labels.INSTANCE_TYPE) ? requirements.get(Labels.INSTANCE_TYPE).minValues() : null;
+    Integer capacityMinValues = requirements.has(Labels.CAPACITY_TYPE) ? requirements.get(Labels.CAPACITY_TYPE).minValues() : null;
+    requirements.put(Requirement.of(Labels.INSTANCE_TYPE, Operator.In, names, typeMinValues));
+    if (!capacityTypes.isEmpty()) {
+      requirements.put(Requirement.of(Labels.CAPACITY_TYPE, Operator.In, capacityTypes, capacityMinValues));
+    }
+    List<Pod> claimPods = new ArrayList<>(claim.pods.size());
+    for (SchedulingPod pod : claim.pods) {
+      claimPods.add(pod.pod);
+    }
+    return new PlannedNodeClaim(template.template, requirements, options, claimPods, ResourceVectors.toResources(total), cheapest, relaxed);
+  }
+
+  /** Fails the claim's pods with {@code reason} when the claim cannot be finalised; returns null. */
+  private PlannedNodeClaim unschedulable(InFlightNodeClaim claim, String reason) {
+    for (SchedulingPod pod : claim.pods) {
+      placed[pod.order] = false;
+      deferred[pod.order] = false;
+      errors[pod.order] = reason;
+    }
+    return null;
+  }
+}
