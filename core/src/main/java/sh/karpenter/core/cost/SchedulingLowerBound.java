@@ -45,12 +45,15 @@ public final class SchedulingLowerBound {
 
   /**
    * The bound for {@code placedPods} over everything {@code input} lets the scheduler use, spending
-   * at most {@code budget} on the LP ({@link LowerBound#method()} says which bound came out).
+   * at most {@code budget} on it, from listing the offerings to the LP ({@link LowerBound#method()}
+   * says which bound came out).
    */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods, BoundBudget budget) {
+    WorkMeter meter = new WorkMeter(budget);
     List<CandidateOffering> offerings = new ArrayList<>();
     List<Target> targets = new ArrayList<>();
     for (NodeClaimTemplate template : input.templates()) {
+      meter.charge(input.daemonSetPods().size() + template.instanceTypes().size());
       Resources overhead = certainDaemonSetOverhead(template.taints(), input.daemonSetPods());
       for (InstanceType type : template.instanceTypes()) {
         if (!template.requirements().intersects(type.requirements())) {
@@ -67,7 +70,9 @@ public final class SchedulingLowerBound {
         }
       }
     }
+    meter.charge(offerings.size() + input.nodes().size());
     for (ExistingNode node : input.nodes()) {
+      meter.charge(node.pods().size());
       Resources used = Resources.EMPTY;
       for (Pod pod : node.pods()) {
         used = used.plus(pod.requests());
@@ -81,7 +86,7 @@ public final class SchedulingLowerBound {
         pod -> new ConstraintKey(pod.nodeSelector(), pod.requiredNodeAffinityTerms(), pod.tolerations()),
         offerings,
         (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), targets.get(index)),
-        budget);
+        meter);
   }
 
   private static boolean mayUse(Pod pod, List<Requirements> alternatives, Target target) {
