@@ -79,7 +79,7 @@ public final class PlanWriters {
       out.println();
     }
     out.println(summaryLine(report.summary()));
-    out.println("Lower bound: " + report.lowerBoundMethod() + ".");
+    out.println("Lower bound: " + report.lowerBoundMethod() + ", computed in " + report.lowerBoundMillis() + " ms.");
     for (String note : notes) {
       out.println("Note: " + note);
     }
