@@ -122,17 +122,20 @@ public final class PlanCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validateFlags();
-    PlanReport report;
-    InstanceTypeCatalog catalog;
     try {
-      catalog = catalog();
+      InstanceTypeCatalog catalog = catalog();
       SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
       List<ManifestReader.PlanManifest> manifests =
           new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
-      report =
+      PlanReport report =
           new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
               .maxExpandedPods(maxExpandedPods)
               .plan(manifests, w -> err.println("warning: " + w));
+      if (output == Output.json) {
+        PlanWriters.json(report, out);
+      } else {
+        PlanWriters.table(report, catalog.notes(), out);
+      }
     } catch (SnapshotInputException e) {
       err.println("error: " + e.getMessage());
       err.flush();
@@ -144,12 +147,6 @@ public final class PlanCommand implements Callable<Integer> {
               + " MiB; give it more (KARPENTER_JAVA_OPTS=-Xmx8g) or plan a smaller snapshot");
       err.flush();
       return BAD_INPUT;
-    }
-    if (output == Output.json) {
-      out.println(PlanWriters.json(report));
-      out.flush();
-    } else {
-      PlanWriters.table(report, catalog.notes(), out);
     }
     return 0;
   }
