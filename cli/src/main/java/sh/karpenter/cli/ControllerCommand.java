@@ -6,9 +6,10 @@ import ch.qos.logback.core.joran.spi.JoranException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
@@ -36,8 +38,11 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
 
 /**
  * {@code karpenter controller}: runs Karpenter against a cluster. Flags and environment variables
- * follow upstream's (docs/behaviour/options.md); each flag's default comes from its environment
- * variable when set.
+ * follow upstream's (docs/behaviour/options.md); each flag's default comes from its environment variable when set.
+ *
+ * <p>A bad flag or kubeconfig ends the command before it starts, with exit code 2 and one line
+ * naming the flag or file ({@link Kubeconfigs}). Once configured, it waits for the API server,
+ * logging the address it tries and why it failed until it answers.
  */
 @Command(
     name = "controller",
@@ -46,6 +51,9 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
     sortOptions = false)
 public final class ControllerCommand implements Callable<Integer> {
   static final int BAD_INPUT = 2;
+  private static final Logger LOG = LoggerFactory.getLogger(ControllerCommand.class);
+  /** The longest wait between two attempts to reach the API server. */
+  private static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(30);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -130,8 +138,14 @@ public final class ControllerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     Options options;
+    String level;
+    Kubeconfigs.Loaded kube;
     try {
       options = options();
+      level = logLevel(logLevel);
+      if (!cloudProvider.equals("kwok")) {
+        throw new IllegalArgumentException("--cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok)");
+      }
     } catch (IllegalArgumentException | SnapshotInputException | IOException e) {
       err.println("error: " + e.getMessage());
       err.flush();
@@ -145,23 +159,81 @@ public final class ControllerCommand implements Callable<Integer> {
       err.flush();
       return BAD_INPUT;
     }
-    configureLogging(logLevel);
-    Config config = kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
+    try {
+      kube = Kubeconfigs.load(kubeconfig);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return BAD_INPUT;
+    }
+    configureLogging(level);
+    Config config = kube.config();
     config.setRequestRetryBackoffLimit(3);
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
-      if (!cloudProvider.equals("kwok")) {
-        err.println("error: --cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok)");
-        err.flush();
-        return BAD_INPUT;
-      }
+      awaitApiServer(client, kube);
       try (KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
           Operator operator = new Operator(client, provider, options, Clock.systemUTC())) {
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
-        operator.start();
+        try {
+          operator.start();
+        } catch (UncheckedIOException e) {
+          err.println("error: --metrics-port " + metricsPort + ", --health-probe-port " + healthProbePort + ": cannot listen: "
+              + (e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+          err.flush();
+          return BAD_INPUT;
+        }
         operator.awaitTermination();
         return operator.leadershipWasLost() ? 1 : 0;
       }
     }
+  }
+
+  /**
+   * Waits until the API server answers a version request, logging at error level, on each failed
+   * attempt, the server's address, where it came from and why the attempt failed (backing off from
+   * one second to {@link #MAX_RETRY_DELAY}).
+   */
+  private static void awaitApiServer(KubernetesClient client, Kubeconfigs.Loaded kube) throws InterruptedException {
+    String server = kube.config().getMasterUrl();
+    Duration delay = Duration.ofSeconds(1);
+    while (true) {
+      try {
+        var version = client.getKubernetesVersion();
+        LOG.info("connected to the API server at {} ({}), Kubernetes {}", server, kube.source(), version.getGitVersion());
+        return;
+      } catch (KubernetesClientException e) {
+        LOG.error("cannot reach the API server at {} ({}): {}; retrying in {}s", server, kube.source(), rootCause(e), delay.toSeconds());
+      }
+      Thread.sleep(delay);
+      delay = delay.multipliedBy(2).compareTo(MAX_RETRY_DELAY) > 0 ? MAX_RETRY_DELAY : delay.multipliedBy(2);
+    }
+  }
+
+  /**
+   * Why a request failed, for people: the HTTP status when the server answered, else what the
+   * transport reported (the JDK client's exceptions often carry no message, only their type).
+   */
+  private static String rootCause(KubernetesClientException e) {
+    if (e.getCode() > 0) {
+      return "HTTP " + e.getCode() + (e.getStatus() != null && e.getStatus().getMessage() != null ? ": " + e.getStatus().getMessage() : "");
+    }
+    String detail = null;
+    for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+      String message = switch (cause) {
+        case java.net.ConnectException c -> "connection refused or unreachable";
+        case java.net.UnknownHostException u -> "unknown host " + u.getMessage();
+        case java.net.http.HttpTimeoutException t -> "timed out";
+        case javax.net.ssl.SSLException t -> "TLS: " + t.getMessage();
+        default -> null;
+      };
+      if (message != null) {
+        return message;
+      }
+      if (detail == null && cause.getMessage() != null && !cause.getMessage().isBlank()) {
+        detail = cause.getMessage();
+      }
+    }
+    return detail != null ? detail : e.getMessage();
   }
 
   Options options() throws IOException {
@@ -199,12 +271,17 @@ public final class ControllerCommand implements Callable<Integer> {
     return instanceTypesFile == null ? InstanceTypeCatalog.aws(options) : InstanceTypeCatalog.fromFile(instanceTypesFile, options);
   }
 
-  /** Switches logback to JSON lines at the requested level, and routes java.util.logging through it. */
-  static void configureLogging(String level) {
-    String normalized = switch (level.toLowerCase(Locale.ROOT)) {
+  /** The logback level of {@code --log-level}. */
+  static String logLevel(String level) {
+    return switch (level.toLowerCase(Locale.ROOT)) {
       case "debug", "info", "error", "warn" -> level.toUpperCase(Locale.ROOT);
       default -> throw new IllegalArgumentException("--log-level: expected debug, info or error, got \"" + level + "\"");
     };
+  }
+
+  /** Switches logback to JSON lines at the requested level, and routes java.util.logging through it. */
+  static void configureLogging(String level) {
+    String normalized = logLevel(level);
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
       return;
     }

@@ -18,9 +18,22 @@ public final class Main implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command tree; tests execute it in-process. */
+  /**
+   * The command tree; tests execute it in-process. An exception a command does not handle itself
+   * (a bug, not bad input: commands report bad input with exit code 2) ends the command with one
+   * line naming it and where it was thrown, and exit code 1, not a stack trace.
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    return new CommandLine(new Main())
+        .setCaseInsensitiveEnumValuesAllowed(true)
+        .setExecutionExceptionHandler(
+            (exception, command, parseResult) -> {
+              StackTraceElement[] trace = exception.getStackTrace();
+              command.getErr().println(
+                  "error: internal error: " + exception + (trace.length == 0 ? "" : " at " + trace[0]) + " (please report it)");
+              command.getErr().flush();
+              return 1;
+            });
   }
 
   @Override

@@ -3,11 +3,13 @@ package sh.karpenter.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sh.karpenter.api.validation.Manifests;
 import sh.karpenter.cli.plan.ManifestReader;
 import sh.karpenter.cli.plan.PlanReport;
 import sh.karpenter.cli.plan.PlanWriters;
@@ -16,6 +18,7 @@ import sh.karpenter.controller.snapshot.SchedulerConfig;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.catalog.AwsCatalogOptions;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
 import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
@@ -25,6 +28,11 @@ import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
  * manifests and prints the NodeClaims it would create, their cost and a proven lower bound on that
  * cost. Needs no cluster and no cloud account. The JSON output is a stable contract ({@code
  * docs/plan-contract.md}).
+ *
+ * <p>Bad input exits with {@link #BAD_INPUT} and one line naming file, document and field; input
+ * beyond the limits ({@code --max-file-size}, {@code --max-input-size}, {@code
+ * --max-expanded-pods}, the YAML line and nesting limits of {@link Manifests}) and input the JVM's
+ * heap cannot hold end the same way, never with a stack trace.
  */
 @Command(
     name = "plan",
@@ -89,31 +97,88 @@ public final class PlanCommand implements Callable<Integer> {
               + " Its PodTopologySpread defaultConstraints apply to pending pods without constraints of their own.")
   Path schedulerConfig;
 
+  @Option(
+      names = "--max-file-size",
+      paramLabel = "SIZE",
+      converter = ByteSize.class,
+      description = "Largest input file read, as a Kubernetes quantity. Default: 64Mi.")
+  long maxFileSize = Manifests.Limits.DEFAULT.maxFileBytes();
+
+  @Option(
+      names = "--max-input-size",
+      paramLabel = "SIZE",
+      converter = ByteSize.class,
+      description = "Most bytes read from all input files together, as a Kubernetes quantity. Default: 256Mi.")
+  long maxInputSize = Manifests.Limits.DEFAULT.maxTotalBytes();
+
+  @Option(
+      names = "--max-expanded-pods",
+      paramLabel = "N",
+      description = "Most pods expanded from Deployments, ReplicaSets, StatefulSets and Jobs together. Default: ${DEFAULT-VALUE}.")
+  int maxExpandedPods = Planner.DEFAULT_MAX_EXPANDED_PODS;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    PlanReport report;
-    InstanceTypeCatalog catalog;
+    validateFlags();
     try {
-      catalog = catalog();
+      InstanceTypeCatalog catalog = catalog();
       SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
-      List<ManifestReader.PlanManifest> manifests = new ManifestReader(w -> err.println("warning: " + w)).read(paths);
-      report =
+      List<ManifestReader.PlanManifest> manifests =
+          new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
+      PlanReport report =
           new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
+              .maxExpandedPods(maxExpandedPods)
               .plan(manifests, w -> err.println("warning: " + w));
+      if (output == Output.json) {
+        PlanWriters.json(report, out);
+      } else {
+        PlanWriters.table(report, catalog.notes(), out);
+      }
     } catch (SnapshotInputException e) {
       err.println("error: " + e.getMessage());
       err.flush();
       return BAD_INPUT;
-    }
-    if (output == Output.json) {
-      out.println(PlanWriters.json(report));
-      out.flush();
-    } else {
-      PlanWriters.table(report, catalog.notes(), out);
+    } catch (OutOfMemoryError e) {
+      err.println(
+          "error: out of memory: the input needs more than the JVM's maximum heap of "
+              + Runtime.getRuntime().maxMemory() / (1 << 20)
+              + " MiB; give it more (KARPENTER_JAVA_OPTS=-Xmx8g) or plan a smaller snapshot");
+      err.flush();
+      return BAD_INPUT;
     }
     return 0;
+  }
+
+  /** Flag values picocli's types let through but a plan cannot use: usage errors (exit code 2). */
+  private void validateFlags() {
+    if (zones.isEmpty() || zones.stream().anyMatch(String::isBlank)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--zones: expected zone names separated by commas, got \"" + String.join(",", zones) + "\"");
+    }
+    if (new HashSet<>(zones).size() != zones.size()) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--zones: a zone is named twice in \"" + String.join(",", zones) + "\"");
+    }
+    if (maxExpandedPods < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--max-expanded-pods: must not be negative, got " + maxExpandedPods);
+    }
+  }
+
+  /** A size in bytes written as a Kubernetes quantity ({@code 64Mi}, {@code 1G}, {@code 500000}). */
+  static final class ByteSize implements CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      long milli;
+      try {
+        milli = Quantity.parseMilli(value.trim());
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("not a size: \"" + value + "\" (examples: 64Mi, 1Gi, 500M)");
+      }
+      if (milli < 1000) {
+        throw new CommandLine.TypeConversionException("a size must be at least 1 byte, got \"" + value + "\"");
+      }
+      return milli / 1000;
+    }
   }
 
   private InstanceTypeCatalog catalog() {

@@ -15,7 +15,8 @@ import java.util.Set;
  * schema does not already enforce: label keys and requirement keys are qualified names, requirement
  * values are label values, taint keys and values are qualified names, and no (key, effect) pair repeats
  * across {@code taints} and {@code startupTaints}. A rule whose field already has a schema or CEL error
- * is not reported twice.
+ * is not reported twice. A field of the wrong type (a map where a list belongs, ...) is the schema's
+ * error to report; these checks skip it.
  */
 final class RuntimeChecks {
   private RuntimeChecks() {}
@@ -46,14 +47,14 @@ final class RuntimeChecks {
   }
 
   private static void requirements(JsonNode requirements, String path, ErrorCollector errors) {
-    for (int i = 0; i < requirements.size(); i++) {
+    for (int i = 0; requirements.isArray() && i < requirements.size(); i++) {
       JsonNode requirement = requirements.get(i);
       String requirementPath = index(path, i);
       if (requirement.path("key").isTextual()) {
         qualifiedName(requirement.get("key").asText(), field(requirementPath, "key"), "key", errors);
       }
       JsonNode values = requirement.path("values");
-      for (int j = 0; j < values.size(); j++) {
+      for (int j = 0; values.isArray() && j < values.size(); j++) {
         if (values.get(j).isTextual()) {
           String value = values.get(j).asText();
           for (String problem : LabelSyntax.labelValueErrors(value)) {
@@ -65,7 +66,7 @@ final class RuntimeChecks {
   }
 
   private static void taints(JsonNode taints, String path, Set<String> keyEffects, ErrorCollector errors) {
-    for (int i = 0; i < taints.size(); i++) {
+    for (int i = 0; taints.isArray() && i < taints.size(); i++) {
       JsonNode taint = taints.get(i);
       String taintPath = index(path, i);
       String key = taint.path("key").asText();

@@ -115,4 +115,69 @@ class ManifestsTest {
     assertThat(Manifests.read(yaml.toString(), "big.yaml")).singleElement()
         .satisfies(m -> assertThat(m.tree().path("data").size()).isGreaterThan(4000));
   }
+
+  @Test
+  void filesLargerThanTheLimitsAreRefusedBeforeParsing() throws IOException {
+    Path a = write("a.yaml", POD.formatted("a"));
+    Path b = write("b.yaml", "x".repeat(2000)); // never parsed
+    long sizeOfA = Files.size(a);
+
+    assertThatThrownBy(() -> Manifests.read(List.of(a, b), new Manifests.Limits(1024, 1 << 20)))
+        .isInstanceOf(InvalidManifestException.class)
+        .hasMessage(b + ": the file is 2.0 KiB, more than the limit of 1.0 KiB per file");
+    assertThatThrownBy(() -> Manifests.read(List.of(a, b), new Manifests.Limits(4096, sizeOfA + 100)))
+        .hasMessageStartingWith(b + ": the input reaches ")
+        .hasMessageEndingWith("with this file, more than the limit of " + (sizeOfA + 100) + " bytes in all");
+  }
+
+  @Test
+  void aLineLongerThanAnyStoredValueIsRefusedBeforeParsing() throws IOException {
+    Path file = write("huge.yaml", POD.formatted("a") + "---\n" + POD.formatted("b") + "data: " + "x".repeat(Manifests.MAX_LINE_BYTES) + "\n");
+
+    assertThatThrownBy(() -> Manifests.read(file))
+        .isInstanceOf(InvalidManifestException.class)
+        .hasMessage(file + ", document 2: line 8 is longer than 1.5 MiB, the most a YAML line may hold (no object kube-apiserver stores has a longer value)");
+  }
+
+  @Test
+  void aFileStartingWithABraceIsJsonAndMayBeOneLongLine() throws IOException {
+    StringBuilder json = new StringBuilder();
+    for (int i = 0; json.length() <= Manifests.MAX_LINE_BYTES; i++) {
+      json.append("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p").append(i).append("\"}}");
+    }
+    Path file = write("pods.yaml", "  " + json);
+
+    List<Manifest> manifests = Manifests.read(file);
+
+    assertThat(manifests.size()).isGreaterThan(20_000);
+    assertThat(manifests.get(1).document()).isEqualTo(file + ", document 2");
+    Path duplicate = write("dup.json", "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"kind\":\"Node\"}");
+    assertThatThrownBy(() -> Manifests.read(duplicate)).hasMessageStartingWith(duplicate + ", document 1: invalid JSON: Duplicate field 'kind'");
+  }
+
+  @Test
+  void yamlAliasesAreRefused() {
+    String yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: a, labels: &l {app: web}}\nspec: {nodeSelector: *l}\n";
+
+    assertThatThrownBy(() -> Manifests.read(yaml, "alias.yaml"))
+        .isInstanceOf(InvalidManifestException.class)
+        .hasMessageStartingWith("alias.yaml, document 1: invalid YAML: aliases (*l) are not supported; write the value out");
+  }
+
+  @Test
+  void nestingIsLimited() {
+    String yaml = "apiVersion: v1\nkind: ConfigMap\ndata: " + "[".repeat(Manifests.MAX_NESTING_DEPTH + 1) + "]".repeat(Manifests.MAX_NESTING_DEPTH + 1) + "\n";
+
+    assertThatThrownBy(() -> Manifests.read(yaml, "deep.yaml"))
+        .isInstanceOf(InvalidManifestException.class)
+        .hasMessageContaining("deep.yaml, document 1: invalid YAML: Document nesting depth (1001) exceeds the maximum allowed (1000");
+  }
+
+  @Test
+  void onlyRegularFilesAndDirectoriesAreRead() {
+    Path device = Path.of("/dev/zero");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(device));
+
+    assertThatThrownBy(() -> Manifests.files(device)).hasMessage("/dev/zero: not a regular file or a directory");
+  }
 }

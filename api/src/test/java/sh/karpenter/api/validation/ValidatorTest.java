@@ -331,6 +331,66 @@ class ValidatorTest {
     assertThat(result.object()).isInstanceOf(NodeClaim.class);
   }
 
+  /**
+   * Hostile input: every field of the upstream examples (objects, lists, scalars, at any depth)
+   * replaced by a value of each other JSON type gives validation errors naming a field, never an
+   * exception (a map where {@code requirements} is a list used to throw a NullPointerException).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"examples/full-nodepool.yaml", "examples/nodeclaim.yaml"})
+  void aFieldOfTheWrongTypeIsAnErrorNeverAnException(String resource) {
+    ObjectNode original = tree(Fixtures.text(resource));
+    List<String> pointers = new java.util.ArrayList<>();
+    pointers(original, "", pointers);
+    List<JsonNode> replacements = Stream.of("{key: value}", "[a, b]", "text", "7", "-1", "1.5", "true").map(ValidatorTest::parseValue).toList();
+    int checked = 0;
+    for (String pointer : pointers) {
+      if (pointer.equals("/apiVersion") || pointer.equals("/kind")) {
+        continue;
+      }
+      for (JsonNode replacement : replacements) {
+        if (replacement.getNodeType() == original.at(pointer).getNodeType() && replacement.isIntegralNumber() == original.at(pointer).isIntegralNumber()) {
+          continue;
+        }
+        ObjectNode hostile = original.deepCopy();
+        replace(hostile, pointer, replacement);
+        Validated<?> result = VALIDATOR.validate(new Manifest(DOCUMENT, hostile));
+        if (!result.isValid()) {
+          assertThat(result.errors()).as("%s = %s", pointer, replacement).allSatisfy(e -> assertThat(e.document()).isEqualTo(DOCUMENT));
+        }
+        checked++;
+      }
+    }
+    assertThat(checked).isGreaterThan(100);
+  }
+
+  /** JSON pointers of every node under {@code node}. */
+  private static void pointers(JsonNode node, String at, List<String> out) {
+    if (node.isObject()) {
+      node.properties().forEach(e -> {
+        String child = at + "/" + e.getKey().replace("~", "~0").replace("/", "~1");
+        out.add(child);
+        pointers(e.getValue(), child, out);
+      });
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        out.add(at + "/" + i);
+        pointers(node.get(i), at + "/" + i, out);
+      }
+    }
+  }
+
+  private static void replace(ObjectNode tree, String pointer, JsonNode value) {
+    int slash = pointer.lastIndexOf('/');
+    JsonNode parent = slash == 0 ? tree : tree.at(pointer.substring(0, slash));
+    String name = pointer.substring(slash + 1).replace("~1", "/").replace("~0", "~");
+    if (parent.isArray()) {
+      ((ArrayNode) parent).set(Integer.parseInt(name), value);
+    } else {
+      ((ObjectNode) parent).set(name, value);
+    }
+  }
+
   private static Arguments invalid(String description, String pointer, String yamlValue, String fieldPath, String message) {
     return Arguments.of(description, Arrays.asList(pointer, yamlValue), fieldPath, message);
   }

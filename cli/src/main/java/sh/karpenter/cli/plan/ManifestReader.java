@@ -29,8 +29,10 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import sh.karpenter.api.v1.NodeClaim;
@@ -52,6 +54,12 @@ import sh.karpenter.controller.snapshot.SnapshotInputException;
  * the offline {@link Validator}. Every problem is a {@link SnapshotInputException} whose message is
  * {@code <file>, document <n>: <field>: <problem>}. Kinds that a plan does not use are reported to
  * the warning sink and skipped; NodeClasses are accepted silently (a plan does not need them).
+ *
+ * <p>Files are read within {@link Manifests.Limits} (checked from their sizes before any is parsed)
+ * and one at a time, so only one file's parsed documents are held at once. A file without objects
+ * (empty, only comments) or a directory without YAML files is a warning when other paths hold
+ * objects; when no path holds any object, there is nothing to plan, which is an error. (Objects of
+ * kinds a plan does not use are warnings; if they are all there is, the plan is empty.)
  */
 public final class ManifestReader {
 
@@ -85,24 +93,76 @@ public final class ManifestReader {
           .build();
   private final Validator validator = Validator.standard();
   private final Consumer<String> warnings;
+  private final Manifests.Limits limits;
 
   /** @param warnings receives one line per skipped document */
   public ManifestReader(Consumer<String> warnings) {
-    this.warnings = warnings;
+    this(warnings, Manifests.Limits.DEFAULT);
   }
 
-  /** Reads every path (file or directory) in order. */
+  /**
+   * @param warnings receives one line per skipped document or empty file
+   * @param limits how many bytes may be read ({@code --max-file-size}, {@code --max-input-size})
+   */
+  public ManifestReader(Consumer<String> warnings, Manifests.Limits limits) {
+    this.warnings = warnings;
+    this.limits = limits;
+  }
+
+  /**
+   * Reads every path (file or directory) in order.
+   *
+   * @throws SnapshotInputException when a path cannot be read, a document is invalid, the input is
+   *     over its limits, or nothing in it is part of a plan
+   */
   public List<PlanManifest> read(List<Path> paths) {
-    List<Manifest> manifests;
+    List<Path> all = new ArrayList<>();
+    List<String> empty = new ArrayList<>();
+    Set<Path> seen = new HashSet<>();
     try {
-      manifests = Manifests.read(paths);
+      for (Path path : paths) {
+        List<Path> files = Manifests.files(path);
+        if (files.isEmpty() && seen.add(path.toAbsolutePath().normalize())) {
+          empty.add(path + ": no *.yaml or *.yml files in the directory");
+        }
+        for (Path file : files) {
+          if (seen.add(file.toAbsolutePath().normalize())) {
+            all.add(file);
+          } else {
+            warnings.accept(file + ": given more than once; read once");
+          }
+        }
+      }
     } catch (InvalidManifestException e) {
       throw inputError(e.errors());
     }
-    List<PlanManifest> objects = new ArrayList<>(manifests.size());
-    for (Manifest manifest : manifests) {
-      bind(manifest, objects);
+    try {
+      Manifests.checkSizes(all, limits);
+    } catch (InvalidManifestException e) {
+      ValidationError error = e.errors().getFirst();
+      throw new SnapshotInputException(error.document(), null, error.message() + " (--max-file-size and --max-input-size raise the limits)");
     }
+    List<PlanManifest> objects = new ArrayList<>();
+    int documents = 0;
+    for (Path file : all) {
+      List<Manifest> manifests;
+      try {
+        manifests = Manifests.read(file);
+      } catch (InvalidManifestException e) {
+        throw inputError(e.errors());
+      }
+      if (manifests.isEmpty()) {
+        empty.add(file + ": no Kubernetes objects (the file is empty or holds only comments)");
+      }
+      documents += manifests.size();
+      for (Manifest manifest : manifests) {
+        bind(manifest, objects);
+      }
+    }
+    if (documents == 0) {
+      throw new SnapshotInputException("nothing to plan", null, String.join("; ", empty));
+    }
+    empty.forEach(line -> warnings.accept(line + "; skipped"));
     return objects;
   }
 

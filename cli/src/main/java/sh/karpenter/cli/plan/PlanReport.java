@@ -17,13 +17,16 @@ import java.util.Map;
  *
  * @param lowerBoundMethod how the lower bound was obtained (LP, aggregated LP or per-resource, and
  *     why); printed in the table, not part of the JSON contract
+ * @param lowerBoundMillis wall-clock time of the lower bound; printed in the table, not part of the
+ *     JSON contract
  */
 public record PlanReport(
     List<NodeClaim> nodeClaims,
     List<ExistingNode> existingNodes,
     List<Unschedulable> unschedulable,
     Summary summary,
-    @JsonIgnore String lowerBoundMethod) {
+    @JsonIgnore String lowerBoundMethod,
+    @JsonIgnore long lowerBoundMillis) {
 
   /** A NodeClaim the plan would create, priced at its cheapest compatible offering. */
   public record NodeClaim(

@@ -26,7 +26,7 @@ final class PlanReports {
   /** Digits kept of the lower bound; it is rounded down so that it stays a lower bound. */
   private static final int LOWER_BOUND_SCALE = 6;
 
-  static PlanReport of(ClusterSnapshot snapshot, SchedulingResult result, LowerBound lowerBound, long solveMillis) {
+  static PlanReport of(ClusterSnapshot snapshot, SchedulingResult result, LowerBound lowerBound, long solveMillis, long lowerBoundMillis) {
     NodeClaimNames names = new NodeClaimNames();
     List<PlanReport.NodeClaim> nodeClaims = new ArrayList<>(result.newNodeClaims().size());
     Set<Pod> accounted = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -77,7 +77,8 @@ final class PlanReports {
             cost,
             BigDecimal.valueOf(lowerBound.perHour()).setScale(LOWER_BOUND_SCALE, RoundingMode.FLOOR).stripTrailingZeros(),
             solveMillis);
-    return new PlanReport(List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary, lowerBound.describe());
+    return new PlanReport(
+        List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary, lowerBound.describe(), lowerBoundMillis);
   }
 
   private static PlanReport.NodeClaim nodeClaim(String name, PlannedNodeClaim claim) {

@@ -1,7 +1,6 @@
 package sh.karpenter.cli.plan;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -26,13 +25,18 @@ public final class PlanWriters {
   /** How many instance-type options the table shows before summarising the rest. */
   private static final int OPTIONS_SHOWN = 3;
 
-  /** The plan as JSON, exactly per the plan contract. */
-  public static String json(PlanReport report) {
+  /**
+   * Writes the plan as JSON, exactly per the plan contract, then a line break, without building it
+   * in memory first (plans of 100,000 pods are large).
+   */
+  public static void json(PlanReport report, PrintWriter out) {
     try {
-      return JSON.writeValueAsString(report);
-    } catch (JsonProcessingException e) {
+      JSON.writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, report);
+    } catch (java.io.IOException e) {
       throw new UncheckedIOException(e);
     }
+    out.println();
+    out.flush();
   }
 
   /**
@@ -79,7 +83,7 @@ public final class PlanWriters {
       out.println();
     }
     out.println(summaryLine(report.summary()));
-    out.println("Lower bound: " + report.lowerBoundMethod() + ".");
+    out.println("Lower bound: " + report.lowerBoundMethod() + ", computed in " + report.lowerBoundMillis() + " ms.");
     for (String note : notes) {
       out.println("Note: " + note);
     }

@@ -3,6 +3,7 @@ package sh.karpenter.cli.plan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
@@ -20,9 +21,16 @@ import sh.karpenter.core.topology.DefaultConstraints;
  * whole catalogue, as a cloud provider without NodeClass restrictions would.
  */
 public final class Planner {
+  /**
+   * Pods expanded from workloads at most, by default: Kubernetes' scalability limits (the largest
+   * clusters it is tested with) are 150,000 pods.
+   */
+  public static final int DEFAULT_MAX_EXPANDED_PODS = 150_000;
+
   private final InstanceTypeCatalog catalog;
   private final SchedulerOptions options;
   private final DefaultConstraints defaultConstraints;
+  private int maxExpandedPods = DEFAULT_MAX_EXPANDED_PODS;
 
   public Planner(InstanceTypeCatalog catalog, SchedulerOptions options) {
     this(catalog, options, DefaultConstraints.NONE);
@@ -35,15 +43,24 @@ public final class Planner {
     this.defaultConstraints = defaultConstraints;
   }
 
+  /** Caps the pods expanded from workloads ({@code --max-expanded-pods}). */
+  public Planner maxExpandedPods(int max) {
+    this.maxExpandedPods = max;
+    return this;
+  }
+
   /**
    * Plans for the given objects.
    *
-   * @param warnings receives one line per object that plays no part in the plan, and the snapshot's
-   *     {@linkplain ClusterSnapshot#warnings() warnings}
+   * @param warnings receives one line per object that plays no part in the plan, or only in part, and
+   *     the snapshot's {@linkplain ClusterSnapshot#warnings() warnings}
    * @throws sh.karpenter.controller.snapshot.SnapshotInputException when an object is invalid
    */
   public PlanReport plan(List<ManifestReader.PlanManifest> manifests, Consumer<String> warnings) {
-    SnapshotBuilder builder = new SnapshotBuilder(pool -> catalog.instanceTypes()).defaultConstraints(defaultConstraints);
+    SnapshotBuilder builder =
+        new SnapshotBuilder(pool -> catalog.instanceTypes())
+            .defaultConstraints(defaultConstraints)
+            .maxExpandedPods(maxExpandedPods, "--max-expanded-pods");
     for (ManifestReader.PlanManifest manifest : manifests) {
       if (!builder.add(manifest.object(), manifest.origin())) {
         warnings.accept(manifest.origin() + ": " + manifest.object().getKind() + " is not part of a plan; ignored");
@@ -55,7 +72,10 @@ public final class Planner {
     long start = System.nanoTime();
     SchedulingResult result = new Scheduler(input).solve();
     long solveMillis = (System.nanoTime() - start) / 1_000_000;
-    return PlanReports.of(snapshot, result, SchedulingLowerBound.of(input, placedPods(result)), solveMillis);
+    start = System.nanoTime();
+    LowerBound lowerBound = SchedulingLowerBound.of(input, placedPods(result));
+    long boundMillis = (System.nanoTime() - start) / 1_000_000;
+    return PlanReports.of(snapshot, result, lowerBound, solveMillis, boundMillis);
   }
 
   private static List<Pod> placedPods(SchedulingResult result) {

@@ -176,4 +176,29 @@ class ManifestReaderTest {
         .hasMessageStartingWith(file + ", document 1: spec.weight: Invalid value: 0: ")
         .hasMessageContaining("; spec.template.spec.requirements[0].operator: Unsupported value: \"Sometimes\"");
   }
+
+  @Test
+  void emptyFilesAreWarningsAmongOthersAndNothingToPlanAlone() throws IOException {
+    Path pod = write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+    Path empty = write("empty.yaml", "# only a comment\n---\n");
+    Files.createDirectories(dir.resolve("no-yaml"));
+
+    assertThat(reader.read(List.of(pod, empty, pod))).hasSize(1);
+    assertThat(warnings).containsExactly(
+        pod + ": given more than once; read once",
+        empty + ": no Kubernetes objects (the file is empty or holds only comments); skipped");
+    assertThatThrownBy(() -> reader.read(List.of(empty, dir.resolve("no-yaml"))))
+        .isInstanceOf(SnapshotInputException.class)
+        .hasMessage("nothing to plan: " + dir.resolve("no-yaml") + ": no *.yaml or *.yml files in the directory; "
+            + empty + ": no Kubernetes objects (the file is empty or holds only comments)");
+  }
+
+  @Test
+  void filesOverTheLimitsAreRefusedNamingTheFlags() throws IOException {
+    Path pod = write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n");
+    ManifestReader small = new ManifestReader(warnings::add, new sh.karpenter.api.validation.Manifests.Limits(10, 1000));
+
+    assertThatThrownBy(() -> small.read(List.of(pod)))
+        .hasMessage(pod + ": the file is 45 bytes, more than the limit of 10 bytes per file (--max-file-size and --max-input-size raise the limits)");
+  }
 }

@@ -6,11 +6,13 @@ import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import sh.karpenter.core.requirements.LabelSelector;
 import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
@@ -24,8 +26,22 @@ import sh.karpenter.core.taints.Toleration;
 final class Fields {
   private Fields() {}
 
-  /** A resource list ({@code requests}, {@code allocatable}, {@code limits}); null means empty. */
+  /**
+   * A resource list ({@code requests}, {@code allocatable}, {@code limits}); null means empty. A
+   * negative quantity is an error, as kube-apiserver's validation of pods and nodes makes it.
+   * Magnitudes beyond a {@code long} of milli-units (9223372036854775807m) are taken as that much.
+   */
   static Resources resources(Map<String, io.fabric8.kubernetes.api.model.Quantity> list, String origin, String field) {
+    return resources(list, origin, field, warning -> {});
+  }
+
+  /**
+   * {@link #resources(Map, String, String)}, reporting each quantity taken as less than it is to
+   * {@code warnings}: kube-apiserver accepts such a value, but kube-scheduler's int64 arithmetic
+   * cannot hold it either, and no node has that much.
+   */
+  static Resources resources(
+      Map<String, io.fabric8.kubernetes.api.model.Quantity> list, String origin, String field, Consumer<String> warnings) {
     if (list == null || list.isEmpty()) {
       return Resources.EMPTY;
     }
@@ -33,13 +49,26 @@ final class Fields {
     list.forEach(
         (name, quantity) -> {
           String text = quantity == null ? null : quantity.toString();
+          long milli;
           try {
             if (text == null || text.isBlank()) {
               throw new IllegalArgumentException("empty quantity");
             }
-            builder.quantity(name, text);
+            milli = Quantity.parseMilli(text);
           } catch (IllegalArgumentException | ArithmeticException e) {
             throw new SnapshotInputException(origin, field + "." + name, "invalid quantity \"" + text + "\": " + e.getMessage());
+          }
+          if (milli < 0) {
+            throw new SnapshotInputException(origin, field + "." + name, "Invalid value: \"" + text + "\": must be greater than or equal to 0");
+          }
+          if (milli == Long.MAX_VALUE) {
+            warnings.accept(origin + ": " + field + "." + name + ": \"" + text + "\" is more than " + Long.MAX_VALUE
+                + "m, the most a plan (and kube-scheduler) can count; taken as that, which no node holds");
+          }
+          try {
+            builder.milli(name, milli);
+          } catch (IllegalArgumentException e) {
+            throw new SnapshotInputException(origin, field + "." + name, e.getMessage());
           }
         });
     return builder.build();

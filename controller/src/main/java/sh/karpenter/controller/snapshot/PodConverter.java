@@ -20,6 +20,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import sh.karpenter.core.pod.HostPort;
 import sh.karpenter.core.pod.TopologySpreadConstraint.NodeInclusionPolicy;
 import sh.karpenter.core.pod.Pod;
@@ -47,13 +48,26 @@ final class PodConverter {
    *     {@code spec.template.spec} for a pod a workload would create
    */
   static Pod convert(io.fabric8.kubernetes.api.model.Pod pod, String origin, String fieldPrefix) {
+    return convert(pod, origin, fieldPrefix, warning -> {});
+  }
+
+  /**
+   * {@link #convert(io.fabric8.kubernetes.api.model.Pod, String, String)}, reporting quantities
+   * taken as less than they are (see {@link Fields#resources(java.util.Map, String, String, Consumer)}).
+   */
+  static Pod convert(io.fabric8.kubernetes.api.model.Pod pod, String origin, String fieldPrefix, Consumer<String> warnings) {
     ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
     PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
-    return convert(meta, spec, origin, fieldPrefix);
+    return convert(meta, spec, origin, fieldPrefix, warnings);
   }
 
   /** A pod from metadata and spec (a pod, or a template with {@code fieldPrefix} pointing at it). */
   static Pod convert(ObjectMeta meta, PodSpec spec, String origin, String fieldPrefix) {
+    return convert(meta, spec, origin, fieldPrefix, warning -> {});
+  }
+
+  /** {@link #convert(ObjectMeta, PodSpec, String, String)}, reporting quantities taken as less than they are. */
+  static Pod convert(ObjectMeta meta, PodSpec spec, String origin, String fieldPrefix, Consumer<String> warnings) {
     String namespace = meta.getNamespace() == null ? "default" : meta.getNamespace();
     String name = meta.getName();
     if (name == null || name.isEmpty()) {
@@ -78,7 +92,7 @@ final class PodConverter {
             .nodeName(spec.getNodeName() == null || spec.getNodeName().isEmpty() ? null : spec.getNodeName())
             .owner(owner == null ? null : owner.getKind(), owner == null ? null : owner.getName())
             .terminating(meta.getDeletionTimestamp() != null);
-    requests(builder, spec, origin, fieldPrefix);
+    requests(builder, spec, origin, fieldPrefix, warnings);
     if (affinity != null) {
       nodeAffinity(builder, affinity.getNodeAffinity(), origin, fieldPrefix + ".affinity.nodeAffinity");
       podAffinity(builder, affinity.getPodAffinity(), affinity.getPodAntiAffinity(), origin, fieldPrefix + ".affinity");
@@ -91,31 +105,45 @@ final class PodConverter {
    * kube-scheduler does. A container without a request for a resource it limits requests the limit,
    * as the API server defaults it.
    */
-  private static void requests(Pod.Builder builder, PodSpec spec, String origin, String fieldPrefix) {
+  private static void requests(Pod.Builder builder, PodSpec spec, String origin, String fieldPrefix, Consumer<String> warnings) {
     List<Container> containers = nullToEmpty(spec.getContainers());
     for (int i = 0; i < containers.size(); i++) {
-      builder.container(containerRequests(containers.get(i), origin, fieldPrefix + ".containers[" + i + "]"));
+      builder.container(containerRequests(containers.get(i), origin, fieldPrefix + ".containers[" + i + "]", warnings));
     }
     List<Container> inits = nullToEmpty(spec.getInitContainers());
     for (int i = 0; i < inits.size(); i++) {
       Container init = inits.get(i);
       builder.initContainer(
-          containerRequests(init, origin, fieldPrefix + ".initContainers[" + i + "]"), "Always".equals(init.getRestartPolicy()));
+          containerRequests(init, origin, fieldPrefix + ".initContainers[" + i + "]", warnings), "Always".equals(init.getRestartPolicy()));
     }
-    builder.overhead(Fields.resources(spec.getOverhead(), origin, fieldPrefix + ".overhead"));
+    builder.overhead(Fields.resources(spec.getOverhead(), origin, fieldPrefix + ".overhead", warnings));
     if (spec.getResources() != null) {
-      builder.podLevelRequests(Fields.resources(spec.getResources().getRequests(), origin, fieldPrefix + ".resources.requests"));
+      builder.podLevelRequests(Fields.resources(spec.getResources().getRequests(), origin, fieldPrefix + ".resources.requests", warnings));
     }
   }
 
-  private static Resources containerRequests(Container container, String origin, String field) {
+  /**
+   * A container's requests, with the limits it sets as defaults; a request above its limit is an
+   * error, as kube-apiserver's validation makes it.
+   */
+  private static Resources containerRequests(Container container, String origin, String field, Consumer<String> warnings) {
     if (container.getResources() == null) {
       return Resources.EMPTY;
     }
-    Resources requests = Fields.resources(container.getResources().getRequests(), origin, field + ".resources.requests");
-    Resources limits = Fields.resources(container.getResources().getLimits(), origin, field + ".resources.limits");
+    Resources requests = Fields.resources(container.getResources().getRequests(), origin, field + ".resources.requests", warnings);
+    Resources limits = Fields.resources(container.getResources().getLimits(), origin, field + ".resources.limits", warnings);
     if (limits.isZero()) {
       return requests;
+    }
+    for (var limit : container.getResources().getLimits().entrySet()) {
+      int index = sh.karpenter.core.resources.ResourceNames.index(limit.getKey());
+      if (requests.milli(index) > limits.milli(index)) {
+        throw new SnapshotInputException(
+            origin,
+            field + ".resources.requests." + limit.getKey(),
+            "Invalid value: \"" + container.getResources().getRequests().get(limit.getKey()) + "\": must be less than or equal to "
+                + limit.getKey() + " limit of " + limit.getValue());
+      }
     }
     Resources.Builder defaulted = Resources.builder();
     for (int i = 0; i < Math.max(requests.dimensions(), limits.dimensions()); i++) {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAffinity;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -16,6 +17,8 @@ import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
@@ -69,6 +72,14 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
  * tolerations). Each DaemonSet contributes its newest pod among the pods added, else a pod from its
  * template ({@link DaemonSetPods}). Things a person should know about the input that are not errors
  * are collected in {@link ClusterSnapshot#warnings()}.
+ *
+ * <p>Names are unique per kind and namespace, as in a cluster: an object added twice is an error
+ * naming both origins. Workloads are expanded when the snapshot is built, so that the pods they
+ * already own count ({@link WorkloadPods#expand(HasMetadata, List, String)}); a ReplicaSet whose
+ * Deployment was added too is that Deployment's, and its pods count for the Deployment (as do pods
+ * of a ReplicaSet not added whose name is the Deployment's and the pods' {@code pod-template-hash}).
+ * The pods expanded from all workloads are capped ({@link #maxExpandedPods}). Pods bound to a node
+ * that was not added are reported in {@link ClusterSnapshot#warnings()}.
  */
 public final class SnapshotBuilder {
   private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
@@ -92,8 +103,13 @@ public final class SnapshotBuilder {
   private final DefaultSpreadSelectors spreadSelectors = new DefaultSpreadSelectors();
   /** Attachable volumes per CSI driver, by node name (from CSINode objects). */
   private final Map<String, Map<String, Integer>> volumeLimits = new HashMap<>();
+  private final List<Sourced<HasMetadata>> workloads = new ArrayList<>();
+  /** Origin of every object added, by kind, namespace and name. */
+  private final Map<String, String> origins = new HashMap<>();
   private DefaultConstraints defaultConstraints = DefaultConstraints.NONE;
   private Map<String, Resources> usageOverride;
+  private int maxExpandedPods = Integer.MAX_VALUE;
+  private String maxExpandedPodsSetting = "";
 
   /** A pod with its origin and where its spec is there ({@code spec.template.spec} for a workload's pods). */
   private record SourcedPod(Pod pod, String origin, String specField) {}
@@ -101,6 +117,16 @@ public final class SnapshotBuilder {
   /** @param instanceTypes the instance types the cloud provider offers each NodePool */
   public SnapshotBuilder(Function<NodePool, List<InstanceType>> instanceTypes) {
     this.instanceTypes = instanceTypes;
+  }
+
+  /**
+   * Caps the pods expanded from workloads, in all: a workload that would take them beyond {@code
+   * max} is an error naming it and {@code setting} (how a person raises the cap, e.g. a flag).
+   */
+  public SnapshotBuilder maxExpandedPods(int max, String setting) {
+    this.maxExpandedPods = max;
+    this.maxExpandedPodsSetting = setting;
+    return this;
   }
 
   /** Sets the default topology spread constraints of pending pods without constraints of their own. */
@@ -128,6 +154,7 @@ public final class SnapshotBuilder {
     if (claim.getMetadata() == null || claim.getMetadata().getName() == null || claim.getMetadata().getName().isEmpty()) {
       throw new SnapshotInputException(origin, "metadata.name", "required");
     }
+    unique(claim, origin);
     nodeClaims.add(new Sourced<>(claim, origin));
     return this;
   }
@@ -144,7 +171,8 @@ public final class SnapshotBuilder {
 
   /**
    * Adds one object. Workloads (Deployment, ReplicaSet, StatefulSet, Job) are expanded into their
-   * pods (and claims) with {@link WorkloadPods}; PodDisruptionBudgets are accepted for later use.
+   * pods (and claims) with {@link WorkloadPods} when the snapshot is built; their counts are checked
+   * now. PodDisruptionBudgets are accepted for later use.
    * Services, ReplicationControllers and workloads also select the pods that default constraints
    * count (see {@link DefaultSpreadSelectors}).
    *
@@ -154,6 +182,7 @@ public final class SnapshotBuilder {
     if (object.getMetadata() == null || object.getMetadata().getName() == null || object.getMetadata().getName().isEmpty()) {
       throw new SnapshotInputException(origin, "metadata.name", "required");
     }
+    unique(object, origin);
     switch (object) {
       case NodePool pool -> nodePools.add(new Sourced<>(pool, origin));
       case Node node -> nodes.add(new Sourced<>(node, origin));
@@ -174,13 +203,147 @@ public final class SnapshotBuilder {
         if (!WorkloadPods.isWorkload(object)) {
           return false;
         }
+        int wanted = WorkloadPods.desiredPods(object, origin);
+        if (wanted > maxExpandedPods) {
+          throw tooManyPods(object, origin, wanted);
+        }
         spreadSelectors.addController(object, origin);
-        WorkloadPods.Expansion expansion = WorkloadPods.expand(object);
-        expansion.pods().forEach(pod -> pods.add(new SourcedPod(pod, origin, "spec.template.spec")));
-        expansion.claims().forEach(claim -> claims.add(new Sourced<>(claim, origin)));
+        workloads.add(new Sourced<>(object, origin));
       }
     }
     return true;
+  }
+
+  /** Records the object's name; a second object of the same kind, namespace and name is an error naming both. */
+  private void unique(HasMetadata object, String origin) {
+    String key = key(object.getKind(), object.getMetadata().getNamespace(), object.getMetadata().getName(), object instanceof Pod || WorkloadPods.isWorkload(object));
+    String first = origins.putIfAbsent(key, origin);
+    if (first != null) {
+      throw new SnapshotInputException(origin, "metadata.name", "Duplicate value: " + describe(key) + " is also in " + first);
+    }
+  }
+
+  /** Kind, namespace and name; pods without a namespace are in {@code default}. */
+  private static String key(String kind, String namespace, String name, boolean defaultNamespace) {
+    return kind + "/" + (namespace == null && defaultNamespace ? "default" : Objects.requireNonNullElse(namespace, "")) + "/" + name;
+  }
+
+  /** {@code Pod "shop/web-0"} or {@code NodePool "default"} for a key. */
+  private static String describe(String key) {
+    String[] parts = key.split("/", 3);
+    return parts[0] + " \"" + (parts[1].isEmpty() ? parts[2] : parts[1] + "/" + parts[2]) + "\"";
+  }
+
+  private SnapshotInputException tooManyPods(HasMetadata workload, String origin, long total) {
+    String field = workload instanceof io.fabric8.kubernetes.api.model.batch.v1.Job ? "spec.parallelism" : "spec.replicas";
+    return new SnapshotInputException(
+        origin,
+        field,
+        String.format(
+            "%s %s would take the pods expanded from workloads to %,d, more than the limit of %,d%s",
+            workload.getKind(),
+            workload.getMetadata().getName(),
+            total,
+            maxExpandedPods,
+            maxExpandedPodsSetting.isEmpty() ? "" : " (" + maxExpandedPodsSetting + ")"));
+  }
+
+  /**
+   * The pods and claims the workloads' controllers would create, given the pods already added:
+   * each pod counts for the workload that controls it (for a ReplicaSet's pod, the ReplicaSet's
+   * Deployment when that was added), and a ReplicaSet of an added Deployment is not expanded.
+   */
+  private void expandWorkloads(List<SourcedPod> allPods, List<Sourced<PersistentVolumeClaim>> allClaims) {
+    if (workloads.isEmpty()) {
+      return;
+    }
+    Map<String, Sourced<HasMetadata>> byKey = new HashMap<>();
+    for (Sourced<HasMetadata> workload : workloads) {
+      byKey.put(key(workload.object()), workload);
+    }
+    // A ReplicaSet controlled by an added Deployment stands for it.
+    Map<String, String> standsFor = new HashMap<>();
+    for (Sourced<HasMetadata> workload : workloads) {
+      if (workload.object() instanceof ReplicaSet replicaSet) {
+        String deployment = controller(replicaSet.getMetadata(), "Deployment", byKey);
+        if (deployment != null) {
+          standsFor.put(key(replicaSet), deployment);
+        }
+      }
+    }
+    Map<String, List<Pod>> owned = new HashMap<>();
+    for (SourcedPod sourced : pods) {
+      String owner = ownerOf(sourced.pod(), byKey, standsFor);
+      if (owner != null) {
+        owned.computeIfAbsent(owner, o -> new ArrayList<>()).add(sourced.pod());
+      }
+    }
+    long expanded = 0;
+    for (Sourced<HasMetadata> workload : workloads) {
+      String key = key(workload.object());
+      if (standsFor.containsKey(key)) {
+        continue;
+      }
+      WorkloadPods.Expansion expansion = WorkloadPods.expand(workload.object(), owned.getOrDefault(key, List.of()), workload.origin());
+      expanded += expansion.pods().size();
+      if (expanded > maxExpandedPods) {
+        throw tooManyPods(workload.object(), workload.origin(), expanded);
+      }
+      for (Pod pod : expansion.pods()) {
+        String first = origins.get(key(pod));
+        if (first != null) {
+          throw new SnapshotInputException(
+              workload.origin(), "metadata.name", "Duplicate value: " + describe(key(pod)) + ", one of its pods, is also in " + first);
+        }
+        allPods.add(new SourcedPod(pod, workload.origin(), "spec.template.spec"));
+      }
+      expansion.claims().forEach(claim -> allClaims.add(new Sourced<>(claim, workload.origin())));
+    }
+  }
+
+  private static String key(HasMetadata object) {
+    return key(object.getKind(), object.getMetadata().getNamespace(), object.getMetadata().getName(), true);
+  }
+
+  /** The key of the added workload of {@code kind} that controls an object with this metadata, or null. */
+  private static String controller(io.fabric8.kubernetes.api.model.ObjectMeta meta, String kind, Map<String, Sourced<HasMetadata>> workloads) {
+    OwnerReference owner = controllerRef(meta);
+    if (owner == null || !kind.equals(owner.getKind())) {
+      return null;
+    }
+    String key = key(kind, meta.getNamespace(), owner.getName(), true);
+    Sourced<HasMetadata> workload = workloads.get(key);
+    if (workload == null) {
+      return null;
+    }
+    String uid = workload.object().getMetadata().getUid();
+    return owner.getUid() == null || uid == null || owner.getUid().equals(uid) ? key : null;
+  }
+
+  /**
+   * The added workload that controls the pod: its owner, or the Deployment its ReplicaSet stands
+   * for; for a ReplicaSet that was not added, the Deployment whose name and the pod's {@code
+   * pod-template-hash} make the ReplicaSet's name, as the Deployment controller names them.
+   */
+  private static String ownerOf(Pod pod, Map<String, Sourced<HasMetadata>> workloads, Map<String, String> standsFor) {
+    OwnerReference owner = controllerRef(pod.getMetadata());
+    if (owner == null || owner.getKind() == null) {
+      return null;
+    }
+    String direct = controller(pod.getMetadata(), owner.getKind(), workloads);
+    if (direct != null) {
+      return standsFor.getOrDefault(direct, direct);
+    }
+    String hash = nullToEmpty(pod.getMetadata().getLabels()).get("pod-template-hash");
+    if ("ReplicaSet".equals(owner.getKind()) && hash != null && owner.getName() != null && owner.getName().endsWith("-" + hash)) {
+      String deployment = key("Deployment", pod.getMetadata().getNamespace(), owner.getName().substring(0, owner.getName().length() - hash.length() - 1), true);
+      return workloads.get(deployment) != null && workloads.get(deployment).object() instanceof Deployment ? deployment : null;
+    }
+    return null;
+  }
+
+  private static OwnerReference controllerRef(io.fabric8.kubernetes.api.model.ObjectMeta meta) {
+    return nullToEmpty(meta.getOwnerReferences()).stream().filter(o -> Boolean.TRUE.equals(o.getController())).findFirst().orElse(null);
   }
 
   /**
@@ -193,10 +356,14 @@ public final class SnapshotBuilder {
 
   /** Converts everything added so far. */
   public ClusterSnapshot build() {
+    List<SourcedPod> pods = new ArrayList<>(this.pods);
+    List<Sourced<PersistentVolumeClaim>> claims = new ArrayList<>(this.claims);
+    expandWorkloads(pods, claims);
     VolumeTopology volumeTopology = VolumeConverter.convert(volumes, claims, storageClasses);
     RuntimeClassAdmission admission = new RuntimeClassAdmission(runtimeClasses, allRuntimeClassesKnown);
     Set<String> warnings = new LinkedHashSet<>();
     Map<String, List<sh.karpenter.core.pod.Pod>> boundByNode = new HashMap<>();
+    Map<String, List<SourcedPod>> boundPodsByNode = new HashMap<>();
     List<sh.karpenter.core.pod.Pod> pending = new ArrayList<>();
     List<PodError> rejected = new ArrayList<>();
     Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
@@ -212,9 +379,10 @@ public final class SnapshotBuilder {
         warnings.add(sourced.origin() + ": " + sourced.specField() + ".runtimeClassName: " + admitted.warning());
       }
       sh.karpenter.core.pod.Pod converted =
-          PodConverter.convert(pod.getMetadata(), admitted.spec(), sourced.origin(), sourced.specField());
+          PodConverter.convert(pod.getMetadata(), admitted.spec(), sourced.origin(), sourced.specField(), warnings::add);
       if (nodeName != null && !nodeName.isEmpty()) {
         boundByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(converted);
+        boundPodsByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(sourced);
       } else if (provisionable(pod)) {
         String rejection = admitted.rejection() != null ? admitted.rejection() : rejection(pod, converted, volumeTopology);
         if (rejection == null) {
@@ -284,6 +452,14 @@ public final class SnapshotBuilder {
     if (usageOverride != null) {
       usageByPool = usageOverride;
     }
+    boundPodsByNode.forEach((nodeName, bound) -> {
+      if (!nodeNames.contains(nodeName)) {
+        for (SourcedPod sourced : bound) {
+          warnings.add(sourced.origin() + ": spec.nodeName: pod " + namespaceOf(sourced.pod()) + "/" + sourced.pod().getMetadata().getName()
+              + " is bound to node \"" + nodeName + "\", which is not in the snapshot; its requests count on no node");
+        }
+      }
+    });
 
     List<NodeClaimTemplate> templates = new ArrayList<>();
     for (Sourced<NodePool> sourced : nodePools) {

@@ -174,7 +174,7 @@ class SnapshotBuilderTest {
     assertThat(builder.build().pendingPods()).extracting(sh.karpenter.core.pod.Pod::name, p -> p.requests().toQuantities().get("cpu"))
         .containsExactly(tuple("web-0", "250m"), tuple("web-1", "250m"));
 
-    add(Deployment.class, deployment.replace("250m", "lots"));
+    add(Deployment.class, deployment.replace("250m", "lots").replace("name: web", "name: api"));
     assertThatThrownBy(builder::build)
         .isInstanceOf(SnapshotInputException.class)
         .hasMessageStartingWith("snapshot.yaml, document 2: spec.template.spec.containers[0].resources.requests.cpu: invalid quantity");

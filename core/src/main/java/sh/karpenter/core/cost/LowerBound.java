@@ -32,8 +32,10 @@ import sh.karpenter.core.resources.Resources;
  * @param lpPerHour the certified value of the LP relaxation (0 when the LP was skipped or the solver
  *     gave no answer)
  * @param simplePerHour the single-resource bound: for the best resource r, the sum over classes of
- *     their demand of r times the cheapest price per unit of r among their candidates
- * @param classes classes that contributed (after merging classes with the same requests and candidates)
+ *     their demand of r times the cheapest price per unit of r among their candidates (with {@link
+ *     Method#PER_RESOURCE_ANY_OFFERING}: among all offerings, see {@link AnyOfferingBound})
+ * @param classes classes that contributed (after merging classes with the same requests and
+ *     candidates); 0 when the budget ran out before classes were compared with offerings
  * @param unplaceableClasses classes with no candidate able to hold them; their pods are left out of
  *     the bound, since no plan places them
  * @param offerings candidate offerings left after pruning dominated ones
@@ -62,7 +64,12 @@ public record LowerBound(
     /** The LP relaxation solved on aggregated request shapes (rounded down), certified on the exact classes. */
     AGGREGATED_LP("LP relaxation over aggregated request shapes"),
     /** The per-resource bound: the LP was skipped, failed, or came out lower. */
-    PER_RESOURCE("per-resource bound");
+    PER_RESOURCE("per-resource bound"),
+    /**
+     * The per-resource bound over every offering, less existing nodes' free capacity: the budget ran
+     * out before pods could be compared with offerings (see {@link AnyOfferingBound}).
+     */
+    PER_RESOURCE_ANY_OFFERING("per-resource bound over every offering");
 
     private final String label;
 
@@ -83,6 +90,9 @@ public record LowerBound(
    */
   public String describe() {
     StringBuilder line = new StringBuilder(method.label());
+    if (method == Method.PER_RESOURCE_ANY_OFFERING) {
+      return line.append(" (").append(detail).append(')').toString();
+    }
     line.append(" (").append(classes).append(classes == 1 ? " class" : " classes");
     if (method == Method.AGGREGATED_LP) {
       line.append(" solved as ").append(lpClasses);
@@ -107,7 +117,20 @@ public record LowerBound(
    * @param budget how much work the LP may take before the bound settles for less
    */
   public static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings, BoundBudget budget) {
-    return new LpRelaxation(classes, offerings, budget).solve();
+    return compute(classes, offerings, new WorkMeter(budget));
+  }
+
+  /** {@link #compute(List, List, BoundBudget)} charging a meter that may already have counted work. */
+  static LowerBound compute(List<DemandClass> classes, List<CandidateOffering> offerings, WorkMeter meter) {
+    try {
+      return new LpRelaxation(classes, offerings, meter).solve();
+    } catch (WorkMeter.OverBudget e) {
+      return AnyOfferingBound.ofClasses(
+          classes,
+          offerings,
+          "LP skipped: " + e.limit() + " ran out comparing " + String.format("%,d", classes.size()) + " classes with "
+              + String.format("%,d", offerings.size()) + " offerings");
+    }
   }
 
   /**
@@ -134,19 +157,49 @@ public record LowerBound(
       List<CandidateOffering> offerings,
       BiPredicate<Pod, Integer> mayUse,
       BoundBudget budget) {
-    return compute(classesOf(pods, constraintKey, offerings, mayUse), offerings, budget);
+    return forPods(pods, constraintKey, offerings, mayUse, new WorkMeter(budget));
+  }
+
+  /** {@link #forPods(Collection, Function, List, BiPredicate, BoundBudget)} charging a meter that may already have counted work. */
+  static LowerBound forPods(
+      Collection<Pod> pods,
+      Function<Pod, ?> constraintKey,
+      List<CandidateOffering> offerings,
+      BiPredicate<Pod, Integer> mayUse,
+      WorkMeter meter) {
+    List<DemandClass> classes;
+    try {
+      classes = classesOf(pods, constraintKey, offerings, mayUse, meter);
+    } catch (WorkMeter.OverBudget e) {
+      return AnyOfferingBound.of(
+          pods, offerings, "LP skipped: " + e.limit() + " ran out grouping " + String.format("%,d", pods.size()) + " pods into classes");
+    }
+    return compute(classes, offerings, meter);
   }
 
   /**
+   * Steps charged per question to {@code mayUse}: it intersects requirements and checks taints,
+   * some five times the work of a fit or dot product.
+   */
+  static final int MAY_USE_STEPS = 5;
+
+  /** Steps charged per pod for finding its class: its constraint key and requests are hashed. */
+  static final int POD_STEPS = 10;
+
+  /**
    * Groups pods into compatibility classes, one per distinct (constraint key, requests); {@code
-   * mayUse} is asked once per constraint key and offering.
+   * mayUse} is asked once per constraint key and offering, each key charged to {@code meter}.
+   *
+   * @throws WorkMeter.OverBudget when the budget does not allow asking about every key
    */
   static List<DemandClass> classesOf(
       Collection<Pod> pods,
       Function<Pod, ?> constraintKey,
       List<CandidateOffering> offerings,
-      BiPredicate<Pod, Integer> mayUse) {
+      BiPredicate<Pod, Integer> mayUse,
+      WorkMeter meter) {
     record Shape(Object key, Resources requests) {}
+    meter.charge((long) POD_STEPS * pods.size());
     Map<Object, BitSet> candidatesByKey = new HashMap<>();
     Map<Shape, Aggregate> byShape = new LinkedHashMap<>();
     for (Pod pod : pods) {
@@ -155,7 +208,14 @@ public record LowerBound(
           .computeIfAbsent(
               new Shape(key, pod.requests()),
               shape ->
-                  new Aggregate(pod.key(), candidatesByKey.computeIfAbsent(key, k -> candidatesOf(pod, offerings, mayUse))))
+                  new Aggregate(
+                      pod.key(),
+                      candidatesByKey.computeIfAbsent(
+                          key,
+                          k -> {
+                            meter.charge((long) offerings.size() * MAY_USE_STEPS);
+                            return candidatesOf(pod, offerings, mayUse);
+                          })))
           .pods++;
     }
     List<DemandClass> classes = new ArrayList<>(byShape.size());

@@ -70,9 +70,18 @@ import sh.karpenter.core.resources.Resources;
  * non-negative terms is at least the sum of their minima and U(c) is a subset of both sets. Summed
  * over the exact classes, that is the aggregated dual objective of the same w; so an optimal
  * aggregated w certifies at least the aggregated LP's optimum and, as any w, at most the exact
- * optimum. The LP is solved by column generation ({@link ColumnGeneration}) within the {@link
- * BoundBudget}'s pair and time limits; when the budget allows no LP at all, the per-resource bound
- * is the answer.
+ * optimum. So each round on aggregated classes is certified cheaply on them ({@link
+ * #certify(double[][], List)}), and only the best round's prices on the (possibly 100,000) exact
+ * classes, once. The LP is solved by column generation ({@link ColumnGeneration}) within the {@link
+ * BoundBudget}'s pair, step and time limits; when the budget allows no LP at all, the per-resource
+ * bound is the answer.
+ *
+ * <p><b>Work.</b> Every phase charges its steps to a {@link WorkMeter} before it runs: the
+ * reductions below, the per-resource bound, the aggregation, each round (its model, the solver, the
+ * pricing of every pair and the certificate). Running out in the LP rounds keeps the best round so
+ * far; running out before the LP keeps the per-resource bound; running out before that (the
+ * reductions, the per-resource bound itself) throws {@link WorkMeter.OverBudget} for {@link
+ * LowerBound} to fall back to {@link AnyOfferingBound}.
  *
  * <p><b>Fit cuts.</b> When the LP runs on the exact classes it also gets, for a class c and an
  * offering o of which one node holds only a few whole pods of c ({@link #FIT_CUT_MAX_PODS}) and fewer
@@ -105,6 +114,7 @@ final class LpRelaxation {
 
   private final List<CandidateOffering> offerings;
   private final BoundBudget budget;
+  private final WorkMeter meter;
   /** Resource indices some class requests. */
   private final int[] dims;
   /** Total demand per modelled resource: the unit of the scaled figures. */
@@ -132,9 +142,16 @@ final class LpRelaxation {
     }
   }
 
-  LpRelaxation(List<DemandClass> classes, List<CandidateOffering> offerings, BoundBudget budget) {
+  /**
+   * Reduces the LP (merging, fit, pruning), charging {@code meter} for it.
+   *
+   * @throws WorkMeter.OverBudget when the reductions alone exceed the budget
+   */
+  LpRelaxation(List<DemandClass> classes, List<CandidateOffering> offerings, WorkMeter meter) {
     this.offerings = offerings;
-    this.budget = budget;
+    this.meter = meter;
+    this.budget = meter.budget();
+    meter.charge((long) classes.size() + offerings.size());
     Map<Resources, Map<BitSet, Long>> merged = new LinkedHashMap<>();
     for (DemandClass c : classes) {
       if (c.podCount() > 0 && !c.requests().isZero()) {
@@ -171,6 +188,7 @@ final class LpRelaxation {
               });
     }
     record UsableKey(BitSet candidates, BitSet fits) {}
+    meter.charge((long) merged.size() * distinctAllocatable.size());
     Map<UsableKey, BitSet> usableByKey = new HashMap<>();
     Map<BitSet, Integer> groupIndex = new HashMap<>();
     Map<BitSet, Integer> constraintIndex = new HashMap<>();
@@ -188,6 +206,7 @@ final class LpRelaxation {
                     usableByKey.computeIfAbsent(
                         new UsableKey(candidates, fits),
                         key -> {
+                          meter.charge(candidates.cardinality() + candidates.length() / 64 + 1);
                           BitSet u = new BitSet();
                           for (int o = candidates.nextSetBit(0); o >= 0 && o < offerings.size(); o = candidates.nextSetBit(o + 1)) {
                             if (offerings.get(o).maxCount() > 0 && fits.get(allocatableOf[o])) {
@@ -214,6 +233,7 @@ final class LpRelaxation {
               });
         });
     this.kept = prune();
+    meter.charge((long) groups.size() * kept.size());
     this.keptOfGroup = new int[groups.size()][];
     for (int g = 0; g < groups.size(); g++) {
       int group = g;
@@ -234,6 +254,7 @@ final class LpRelaxation {
     BitSet[] groupsOf = new BitSet[offerings.size()];
     for (int g = 0; g < groups.size(); g++) {
       BitSet usable = groups.get(g);
+      meter.charge(usable.cardinality() + 1);
       for (int o = usable.nextSetBit(0); o >= 0; o = usable.nextSetBit(o + 1)) {
         if (groupsOf[o] == null) {
           groupsOf[o] = new BitSet(groups.size());
@@ -253,9 +274,12 @@ final class LpRelaxation {
         Comparator.<Integer>comparingDouble(o -> offerings.get(o).price())
             .thenComparing(o -> offerings.get(o).bounded())
             .thenComparing(o -> -Arrays.stream(allocatable[o]).sum()));
+    meter.charge((long) order.length * (64 - Long.numberOfLeadingZeros(order.length + 1L)));
     List<Kept> result = new ArrayList<>();
+    long groupWords = groups.size() / 64 + 1;
     for (int o : order) {
       CandidateOffering offering = offerings.get(o);
+      meter.charge(result.size() * (dims.length + groupWords));
       boolean dominated = false;
       for (Kept k : result) {
         if (!k.offering.bounded()
@@ -291,29 +315,47 @@ final class LpRelaxation {
     return true;
   }
 
+  /**
+   * The bound: the per-resource bound, then the LP on the exact or aggregated classes within the
+   * budget, certified.
+   *
+   * @throws WorkMeter.OverBudget when even the per-resource bound exceeds the budget
+   */
   LowerBound solve() {
-    Instant deadline = budget.deadlineFromNow();
+    Instant deadline = meter.deadline();
     if (requests.isEmpty()) {
       return new LowerBound(0, 0, 0, 0, unplaceableClasses, 0, true, LowerBound.Method.LP, 0, "");
     }
-    double simple = 0;
-    for (int i = 0; i < dims.length; i++) {
-      simple = Math.max(simple, certify(singleResourcePrices(i)));
+    double simple = simpleBound();
+    Aggregation aggregation;
+    ColumnGeneration lp;
+    try {
+      aggregation = aggregate();
+      if (aggregation == null) {
+        return perResource(
+            simple,
+            "LP skipped: even aggregated, the classes exceed the budget of " + budget.maxLpClasses() + " LP classes");
+      }
+      if (budget.expired(deadline)) {
+        return perResource(simple, "LP skipped: time limit of " + budget.timeLimit() + " reached");
+      }
+      lp = new ColumnGeneration(aggregation.classes(), aggregation.aggregated() ? null : fitCuts(), deadline);
+    } catch (WorkMeter.OverBudget e) {
+      return perResource(simple, "LP skipped at " + e.limit() + " (" + requests.size() + " classes)");
     }
-    Aggregation aggregation = aggregate();
-    if (aggregation == null) {
-      return perResource(
-          simple,
-          "LP skipped: even aggregated, the classes exceed the budget of " + budget.maxLpClasses() + " LP classes");
-    }
-    if (budget.expired(deadline)) {
-      return perResource(simple, "LP skipped: time limit of " + budget.timeLimit() + " reached");
-    }
-    ColumnGeneration lp = new ColumnGeneration(aggregation.classes(), aggregation.aggregated() ? null : fitCuts(), deadline);
     double certified = lp.run();
     List<String> notes = new ArrayList<>();
     if (aggregation.aggregated()) {
       notes.add("request shapes aggregated to the budget of " + budget.maxLpClasses() + " LP classes");
+      if (lp.bestPrices != null) {
+        // Each round was certified on the aggregated classes; the exact classes certify at least as much.
+        try {
+          meter.charge(exactCertificationSteps());
+          certified = Math.max(certified, certify(lp.bestPrices));
+        } catch (WorkMeter.OverBudget e) {
+          notes.add("certified on the aggregated classes only, at " + e.limit());
+        }
+      }
     }
     if (!lp.stopReason.isEmpty()) {
       notes.add(lp.stopReason);
@@ -346,16 +388,47 @@ final class LpRelaxation {
     return new LowerBound(simple, 0, simple, requests.size(), unplaceableClasses, kept.size(), false, LowerBound.Method.PER_RESOURCE, 0, why);
   }
 
-  /** Prices charging everything to resource {@code i}: w_o = price_o / alloc_o,i. */
-  private double[][] singleResourcePrices(int i) {
-    double[][] w = new double[kept.size()][dims.length];
-    for (int k = 0; k < kept.size(); k++) {
-      Kept o = kept.get(k);
-      if (!o.offering.bounded() && o.allocatable[i] > 0) {
-        w[k][i] = o.price() / o.allocatable[i];
-      }
+  /**
+   * The per-resource bound: for the best resource i, the certificate of the prices charging
+   * everything to i ({@code w_o = price_o / alloc_oi} on unbounded offerings, 0 on bounded ones,
+   * which then have no excess). Such a w charges a class {@code podCount_c * s_ci} times the least
+   * {@code w_oi} among its offerings, so the least is taken once per offering group rather than
+   * once per class.
+   *
+   * @throws WorkMeter.OverBudget when the budget does not allow it
+   */
+  private double simpleBound() {
+    long keptPairs = 0;
+    for (int[] keptIndices : keptOfGroup) {
+      keptPairs += keptIndices.length;
     }
-    return w;
+    meter.charge(dims.length * (keptPairs + perPod.size()));
+    double best = 0;
+    for (int i = 0; i < dims.length; i++) {
+      double[] least = new double[groups.size()];
+      for (int g = 0; g < groups.size(); g++) {
+        least[g] = Double.POSITIVE_INFINITY;
+        for (int k : keptOfGroup[g]) {
+          Kept o = kept.get(k);
+          least[g] = Math.min(least[g], !o.offering.bounded() && o.allocatable[i] > 0 ? o.price() / o.allocatable[i] : 0);
+        }
+      }
+      double total = 0;
+      for (int c = 0; c < perPod.size(); c++) {
+        total += least[groupOf.get(c)] * perPod.get(c)[i] * podCounts.get(c);
+      }
+      best = Math.max(best, Math.max(0, total - ROUNDING_MARGIN * total));
+    }
+    return best;
+  }
+
+  /** Steps of one {@link #certify(double[][])} over the exact classes. */
+  private long exactCertificationSteps() {
+    long steps = (long) kept.size() * dims.length;
+    for (int c = 0; c < perPod.size(); c++) {
+      steps += (long) keptOfGroup[groupOf.get(c)].length * dims.length;
+    }
+    return steps;
   }
 
   /**
@@ -397,10 +470,9 @@ final class LpRelaxation {
    * classes of whole pods), which is the old certificate with z = 0.
    */
   double certify(double[][] w, double[][] zeta, int[][] fit) {
-    double total = 0;
-    double magnitude = 0;
-    double[][] z = new double[perPod.size()][];
+    double[][] z = null;
     if (zeta != null) {
+      z = new double[perPod.size()][];
       for (int c = 0; c < perPod.size(); c++) {
         z[c] = new double[kept.size()];
         for (int k = 0; k < kept.size(); k++) {
@@ -409,6 +481,47 @@ final class LpRelaxation {
         }
       }
     }
+    double[] sum = repair(w, z, fit);
+    for (int c = 0; c < perPod.size(); c++) {
+      double least = Double.POSITIVE_INFINITY;
+      for (int k : keptOfGroup[groupOf.get(c)]) {
+        least = Math.min(least, dot(perPod.get(c), w[k]) + (z != null ? z[c][k] : 0));
+      }
+      double charge = least * podCounts.get(c);
+      sum[0] += charge;
+      sum[1] += charge;
+    }
+    return Math.max(0, sum[0] - ROUNDING_MARGIN * sum[1]);
+  }
+
+  /**
+   * The dual objective of the repaired {@code w} (modified in place) for the LP classes, less the
+   * rounding margin: each LP class is charged the least {@code demand . w_o} among its offerings.
+   * For aggregated classes this is a valid bound too (the aggregated LP is a relaxation of the exact
+   * one, see the class comment) and at most {@link #certify(double[][])} of the same w.
+   */
+  private double certify(double[][] w, List<LpClass> classes) {
+    double[] sum = repair(w, null, null);
+    for (LpClass c : classes) {
+      double least = Double.POSITIVE_INFINITY;
+      for (int k : c.keptIndices()) {
+        least = Math.min(least, dot(c.demand(), w[k]));
+      }
+      sum[0] += least;
+      sum[1] += least;
+    }
+    return Math.max(0, sum[0] - ROUNDING_MARGIN * sum[1]);
+  }
+
+  /**
+   * Repairs {@code w} and the per-pod cut prices {@code z} (both may be changed; z and fit may be
+   * null) onto the price rows, as {@link #certify(double[][], double[][], int[][])} describes, and
+   * returns the bounded offerings' part of the objective and of its magnitude: {@code {-excess,
+   * excess}}.
+   */
+  private double[] repair(double[][] w, double[][] z, int[][] fit) {
+    double total = 0;
+    double magnitude = 0;
     for (int k = 0; k < kept.size(); k++) {
       Kept o = kept.get(k);
       double spent = 0;
@@ -418,7 +531,7 @@ final class LpRelaxation {
         }
         spent += o.allocatable[i] * w[k][i];
       }
-      if (zeta != null) {
+      if (z != null) {
         for (int c = 0; c < perPod.size(); c++) {
           spent += fit[c][k] * z[c][k];
         }
@@ -433,23 +546,14 @@ final class LpRelaxation {
         for (int i = 0; i < dims.length; i++) {
           w[k][i] *= factor;
         }
-        if (zeta != null) {
+        if (z != null) {
           for (int c = 0; c < perPod.size(); c++) {
             z[c][k] *= factor;
           }
         }
       }
     }
-    for (int c = 0; c < perPod.size(); c++) {
-      double least = Double.POSITIVE_INFINITY;
-      for (int k : keptOfGroup[groupOf.get(c)]) {
-        least = Math.min(least, dot(perPod.get(c), w[k]) + (zeta != null ? z[c][k] : 0));
-      }
-      double charge = least * podCounts.get(c);
-      total += charge;
-      magnitude += charge;
-    }
-    return Math.max(0, total - ROUNDING_MARGIN * magnitude);
+    return new double[] {total, magnitude};
   }
 
   private static double dot(double[] a, double[] b) {
@@ -565,6 +669,7 @@ final class LpRelaxation {
    * double[][], int[][])}).
    */
   private int[][] fitCuts() {
+    meter.charge((long) perPod.size() * kept.size() * (dims.length + 1));
     int[][] fit = new int[perPod.size()][kept.size()];
     for (int c = 0; c < perPod.size(); c++) {
       Resources r = requests.get(c);
@@ -612,6 +717,15 @@ final class LpRelaxation {
     return usable;
   }
 
+  /** Steps charged per member and coordinate of a bucket: its maps, sets and boxed sorts cost more than a dot product. */
+  private static final long BUCKET_STEPS = 5;
+
+  /**
+   * Steps charged per (pair, row) of a restricted LP before ojAlgo solves it: a deterministic
+   * stand-in for the solver's time, which grows with the model's columns times its rows.
+   */
+  private static final long SOLVE_STEPS = 8;
+
   /**
    * Exact classes of one candidate set rounded down onto their pod-weighted mean shape: {@code
    * units} pods of {@code shape}, and the {@code remainder} per resource. {@code loss} estimates
@@ -629,6 +743,7 @@ final class LpRelaxation {
     double loss;
 
     Bucket(List<Integer> members) {
+      meter.charge(BUCKET_STEPS * members.size() * (2L * dims.length + 2));
       this.members = members;
       long pods = 0;
       Map<Integer, Double> demandOfGroup = new HashMap<>();
@@ -671,6 +786,7 @@ final class LpRelaxation {
      * a resource's log request. Null when no coordinate separates the members.
      */
     List<Bucket> split() {
+      meter.charge(BUCKET_STEPS * members.size() * (dims.length * 2L + 64 - Long.numberOfLeadingZeros(members.size() + 1L)));
       boolean byRequest = fitLoss > remainderLoss;
       double[][] coordinate = new double[members.size()][dims.length];
       for (int m = 0; m < members.size(); m++) {
@@ -766,8 +882,14 @@ final class LpRelaxation {
     int rounds;
     /** Which budget limit ended the rounds early, or empty. */
     String stopReason = "";
+    /** On aggregated classes, the repaired prices of the best certified round (null before one). */
+    double[][] bestPrices;
+    private double bestValue;
+    /** Whether the last round added pairs or offerings to the model. */
+    private boolean grew;
 
     ColumnGeneration(List<LpClass> classes, int[][] cutFit, Instant deadline) {
+      meter.charge((long) classes.size() * kept.size() * (64 - Long.numberOfLeadingZeros(kept.size() + 1L)));
       this.classes = classes;
       this.cutFit = cutFit;
       this.deadline = deadline;
@@ -801,39 +923,94 @@ final class LpRelaxation {
           stopReason = stoppedBy("the time limit of " + budget.timeLimit());
           break;
         }
-        double[][] cuts = cutCoefficients();
-        Prices prices = solveRound(cuts);
-        if (prices == null) {
-          break;
-        }
-        double[][] w = prices.w();
-        double[][] zeta = prices.zeta();
-        solved = true;
-        rounds++;
-        double[] u = new double[classes.size()];
-        for (int c = 0; c < u.length; c++) {
-          u[c] = Double.POSITIVE_INFINITY;
-          for (int k = 0; k < kept.size(); k++) {
-            if (inModel[c][k]) {
-              u[c] = Math.min(u[c], dot(classes.get(c).demand(), w[k]) + zeta[c][k]);
-            }
+        try {
+          meter.charge(roundSteps());
+          double value = round();
+          if (value < 0) {
+            break;
           }
-        }
-        boolean added = false;
-        for (int k = 0; k < kept.size(); k++) {
-          if (modelled[k]) {
-            added |= addViolatedPairs(k, w[k], u);
-          } else if (!borrowPrices(k, u, w)) {
-            added |= enter(k, u);
+          best = Math.max(best, value);
+          if (!grew) {
+            break;
           }
-        }
-        double value = cutFit == null ? certify(w) : certify(w, zeta, cutFit);
-        best = Math.max(best, value);
-        if (!added) {
+        } catch (WorkMeter.OverBudget e) {
+          stopReason = stoppedBy(e.limit());
           break;
         }
       }
       return best;
+    }
+
+    /**
+     * One round: solve the restricted LP, price the pairs and offerings outside it, certify. Returns
+     * the certified value, or -1 when the solver found no optimum.
+     */
+    private double round() {
+      double[][] cuts = cutCoefficients();
+      meter.charge(solveSteps(cuts));
+      Prices prices = solveRound(cuts);
+      if (prices == null) {
+        return -1;
+      }
+      double[][] w = prices.w();
+      double[][] zeta = prices.zeta();
+      solved = true;
+      rounds++;
+      double[] u = new double[classes.size()];
+      for (int c = 0; c < u.length; c++) {
+        u[c] = Double.POSITIVE_INFINITY;
+        for (int k = 0; k < kept.size(); k++) {
+          if (inModel[c][k]) {
+            u[c] = Math.min(u[c], dot(classes.get(c).demand(), w[k]) + zeta[c][k]);
+          }
+        }
+      }
+      grew = false;
+      for (int k = 0; k < kept.size(); k++) {
+        if (modelled[k]) {
+          grew |= addViolatedPairs(k, w[k], u);
+        } else if (!borrowPrices(k, u, w)) {
+          grew |= enter(k, u);
+        }
+      }
+      if (cutFit != null) {
+        return certify(w, zeta, cutFit);
+      }
+      double value = certify(w, classes);
+      if (bestPrices == null || value > bestValue) {
+        bestPrices = w;
+        bestValue = value;
+      }
+      return value;
+    }
+
+    /** The steps charged for solving this round's restricted LP (see {@link #SOLVE_STEPS}). */
+    private long solveSteps(double[][] cuts) {
+      long rows = classes.size();
+      for (boolean m : modelled) {
+        rows += m ? dims.length : 0;
+      }
+      for (double[] row : cuts) {
+        for (double cut : row) {
+          rows += cut > 0 ? 1 : 0;
+        }
+      }
+      return SOLVE_STEPS * (pairs + rows) * rows;
+    }
+
+    /**
+     * The steps of one round besides the solver's own: the cut rows, the restricted model, pricing
+     * every pair, borrowing prices for the offerings outside the model, and the certificate.
+     */
+    private long roundSteps() {
+      long c = classes.size();
+      long k = kept.size();
+      long inside = 0;
+      for (boolean m : modelled) {
+        inside += m ? 1 : 0;
+      }
+      long certification = cutFit != null ? c * k * (dims.length + 2) : c * k * dims.length;
+      return c * k + 2L * pairs * dims.length + 2 * c * k * dims.length + (k - inside) * (inside + c) * (c + 1) * dims.length + certification;
     }
 
     private boolean addViolatedPairs(int k, double[] w, double[] u) {

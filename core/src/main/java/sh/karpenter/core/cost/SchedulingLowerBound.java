@@ -2,12 +2,16 @@ package sh.karpenter.core.cost;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.scheduling.ExistingNode;
@@ -28,6 +32,12 @@ import sh.karpenter.core.taints.Toleration;
  * type and offering requirements; topology, affinity between pods, volumes and limits are ignored;
  * only DaemonSets that certainly run on a node (no node constraints, tolerating its taints) reduce
  * the offering's allocatable.
+ *
+ * <p>Pods are grouped by the part of their constraints that can change that answer: node selector
+ * entries and affinity requirements on label keys some offering's requirements define (an
+ * intersection only compares keys defined on both sides), and tolerations of taints some offering
+ * has. So 100,000 pods that each tolerate a taint of their own, or select a label no offering sets,
+ * are asked about once, not once each.
  */
 public final class SchedulingLowerBound {
   private SchedulingLowerBound() {}
@@ -38,6 +48,46 @@ public final class SchedulingLowerBound {
   /** The inputs of {@code mayUse} that distinguish pods; pods with equal keys are interchangeable. */
   private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {}
 
+  /** What of the offerings' constraints a pod's constraints can meet: their label keys and taints. */
+  private record Relevant(Set<String> labelKeys, Set<Taint> taints) {
+    static Relevant of(List<Target> targets) {
+      Set<String> keys = new HashSet<>();
+      Set<Taint> taints = new HashSet<>();
+      for (Target target : targets) {
+        target.requirements().forEach(r -> keys.addAll(r.keys()));
+        taints.addAll(target.taints());
+      }
+      return new Relevant(keys, taints);
+    }
+
+    /** The pod's constraints that {@code mayUse} can tell apart: the rest intersect and tolerate nothing an offering has. */
+    ConstraintKey key(Pod pod) {
+      Map<String, String> selector = new LinkedHashMap<>();
+      pod.nodeSelector().forEach((key, value) -> {
+        if (labelKeys.contains(key)) {
+          selector.put(key, value);
+        }
+      });
+      List<Requirements> terms = new ArrayList<>(pod.requiredNodeAffinityTerms().size());
+      for (Requirements term : pod.requiredNodeAffinityTerms()) {
+        Requirements projected = new Requirements();
+        for (Requirement requirement : term) {
+          if (labelKeys.contains(requirement.key())) {
+            projected.add(requirement);
+          }
+        }
+        terms.add(projected);
+      }
+      List<Toleration> tolerations = new ArrayList<>();
+      for (Toleration toleration : pod.tolerations()) {
+        if (taints.stream().anyMatch(toleration::tolerates)) {
+          tolerations.add(toleration);
+        }
+      }
+      return new ConstraintKey(selector, terms, tolerations);
+    }
+  }
+
   /** The bound under the {@link BoundBudget#DEFAULT default budget}. */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods) {
     return of(input, placedPods, BoundBudget.DEFAULT);
@@ -45,12 +95,15 @@ public final class SchedulingLowerBound {
 
   /**
    * The bound for {@code placedPods} over everything {@code input} lets the scheduler use, spending
-   * at most {@code budget} on the LP ({@link LowerBound#method()} says which bound came out).
+   * at most {@code budget} on it, from listing the offerings to the LP ({@link LowerBound#method()}
+   * says which bound came out).
    */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods, BoundBudget budget) {
+    WorkMeter meter = new WorkMeter(budget);
     List<CandidateOffering> offerings = new ArrayList<>();
     List<Target> targets = new ArrayList<>();
     for (NodeClaimTemplate template : input.templates()) {
+      meter.charge(input.daemonSetPods().size() + template.instanceTypes().size());
       Resources overhead = certainDaemonSetOverhead(template.taints(), input.daemonSetPods());
       for (InstanceType type : template.instanceTypes()) {
         if (!template.requirements().intersects(type.requirements())) {
@@ -67,7 +120,9 @@ public final class SchedulingLowerBound {
         }
       }
     }
+    meter.charge(offerings.size() + input.nodes().size());
     for (ExistingNode node : input.nodes()) {
+      meter.charge(node.pods().size());
       Resources used = Resources.EMPTY;
       for (Pod pod : node.pods()) {
         used = used.plus(pod.requests());
@@ -76,12 +131,14 @@ public final class SchedulingLowerBound {
       targets.add(new Target(node.taints(), List.of(Requirements.fromLabels(node.labels()))));
     }
     Map<Pod, List<Requirements>> alternatives = new IdentityHashMap<>();
+    meter.charge(targets.size());
+    Relevant relevant = Relevant.of(targets);
     return LowerBound.forPods(
         placedPods,
-        pod -> new ConstraintKey(pod.nodeSelector(), pod.requiredNodeAffinityTerms(), pod.tolerations()),
+        relevant::key,
         offerings,
         (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), targets.get(index)),
-        budget);
+        meter);
   }
 
   private static boolean mayUse(Pod pod, List<Requirements> alternatives, Target target) {

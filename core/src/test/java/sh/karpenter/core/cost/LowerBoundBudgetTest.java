@@ -173,10 +173,83 @@ class LowerBoundBudgetTest {
   }
 
   @Test
+  void theBoundOverEveryOfferingNeverExceedsTheOptimum() {
+    Random random = new Random(20261125);
+    int positive = 0;
+    for (int i = 0; i < 1000; i++) {
+      SmallInstance instance = SmallInstance.random(random);
+      double optimum = instance.optimum();
+      if (optimum == Double.POSITIVE_INFINITY) {
+        continue;
+      }
+      LowerBound bound = LowerBound.compute(instance.classes(), instance.offerings(), BoundBudget.DEFAULT.withMaxSteps(1));
+      assertThat(bound.method()).isEqualTo(LowerBound.Method.PER_RESOURCE_ANY_OFFERING);
+      assertThat(bound.perHour()).as("%s for %s", bound, instance).isLessThanOrEqualTo(optimum).isEqualTo(bound.simplePerHour());
+      positive += bound.perHour() > 0 ? 1 : 0;
+    }
+    assertThat(positive).as("instances with a positive bound").isGreaterThan(200);
+  }
+
+  /** Every distinct constraint key asks every offering; the step budget caps how many are asked. */
+  @Test
+  void groupingPodsStaysWithinTheStepBudget() {
+    List<sh.karpenter.core.pod.Pod> pods = new ArrayList<>();
+    Random random = new Random(11);
+    for (int i = 0; i < 1000; i++) {
+      pods.add(
+          sh.karpenter.core.pod.Pod.builder()
+              .namespace("default")
+              .name("pod-" + i)
+              .container(Resources.builder().milli(ResourceNames.CPU, 100 + random.nextInt(2000)).memory((128 + random.nextInt(4000)) + "Mi").build())
+              .build());
+    }
+    long[] asked = new long[1];
+    java.util.function.BiPredicate<sh.karpenter.core.pod.Pod, Integer> mayUse = (pod, offering) -> {
+      asked[0]++;
+      return true;
+    };
+    BoundBudget budget = BoundBudget.DEFAULT.withMaxSteps(2_000_000);
+
+    LowerBound cut = LowerBound.forPods(pods, sh.karpenter.core.pod.Pod::key, AWS, mayUse, budget);
+
+    assertThat(asked[0]).isLessThanOrEqualTo(budget.maxSteps() / LowerBound.MAY_USE_STEPS);
+    assertThat(cut.method()).isEqualTo(LowerBound.Method.PER_RESOURCE_ANY_OFFERING);
+    assertThat(cut.describe())
+        .isEqualTo("per-resource bound over every offering (LP skipped: the work budget of 2,000,000 steps ran out grouping 1,000 pods into classes)");
+    LowerBound full = LowerBound.forPods(pods, pod -> "one key", AWS, (pod, offering) -> true);
+    assertThat(cut.perHour()).isPositive().isLessThanOrEqualTo(full.perHour());
+  }
+
+  /**
+   * From a budget too small to compare the classes with the offerings up to one that fits the whole
+   * LP, the bound degrades step by step, says which limit it met, never exceeds the full bound, and
+   * is the same on every run.
+   */
+  @Test
+  void aShrinkingStepBudgetDegradesTheBoundGracefully() {
+    List<DemandClass> classes = randomShapes(60, AWS.size(), 5);
+    LowerBound full = LowerBound.compute(classes, AWS);
+    java.util.Set<String> outcomes = new java.util.TreeSet<>();
+    for (long steps = 1 << 12; steps <= 1L << 31; steps *= 2) {
+      BoundBudget budget = BoundBudget.DEFAULT.withMaxSteps(steps);
+      LowerBound bound = LowerBound.compute(classes, AWS, budget);
+      assertThat(LowerBound.compute(classes, AWS, budget)).isEqualTo(bound);
+      assertThat(bound.perHour()).as("%,d steps: %s", steps, bound).isPositive().isLessThanOrEqualTo(full.perHour() * (1 + 1e-9));
+      if (bound.detail().contains("work budget")) {
+        outcomes.add(bound.method() + (bound.detail().contains("LP stopped") ? " stopped" : ""));
+      } else {
+        assertThat(bound).isEqualTo(full);
+        outcomes.add("full");
+      }
+    }
+    assertThat(outcomes).contains("PER_RESOURCE_ANY_OFFERING", "PER_RESOURCE", "full").anyMatch(o -> o.endsWith(" stopped"));
+  }
+
+  @Test
   void budgetsRejectNonsense() {
-    org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> new BoundBudget(0, 10, null, null));
+    org.assertj.core.api.Assertions.assertThatIllegalArgumentException().isThrownBy(() -> new BoundBudget(0, 10, 1, null, null));
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-        .isThrownBy(() -> new BoundBudget(10, 10, new TestingClock(), null));
+        .isThrownBy(() -> new BoundBudget(10, 10, 1, new TestingClock(), null));
     org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
         .isThrownBy(() -> BoundBudget.DEFAULT.withDeadline(new TestingClock(), Duration.ofSeconds(-1)));
   }
