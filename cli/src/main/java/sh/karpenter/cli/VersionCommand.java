@@ -31,7 +31,7 @@ public final class VersionCommand implements Runnable {
       }
       return new String[] {
         "karpenter " + p.getProperty("version", "unknown"),
-        "tracks upstream Karpenter " + p.getProperty("upstream", "v1.14") + ", API karpenter.sh/v1",
+        "tracks upstream Karpenter " + p.getProperty("upstream", "v1.15.0") + ", API karpenter.sh/v1",
         "java " + System.getProperty("java.version")
       };
     }
