@@ -12,7 +12,6 @@ import org.ojalgo.optimisation.Expression;
 import org.ojalgo.optimisation.ExpressionsBasedModel;
 import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
-import sh.karpenter.core.cost.BoundBudget;
 
 /**
  * Packs unconstrained pods onto instance types for cost: given pods that may go to any node of one
@@ -211,8 +210,12 @@ final class CostRepacker {
     return total;
   }
 
-  /** Pod shapes beyond which the pattern LP is not tried (the LP bound's default class budget). */
-  private static final int MAX_PATTERN_CLASSES = BoundBudget.DEFAULT.maxLpClasses();
+  /**
+   * Pod shapes beyond which the pattern LP is not tried: an LP over more classes takes too long for
+   * a scheduling pass (the same size as the lower bound's default LP class limit, {@code
+   * cost.BoundBudget}, which this package must not depend on: the bound reads scheduling inputs).
+   */
+  private static final int MAX_PATTERN_CLASSES = 40;
 
   /** Times the pattern LP is solved again on the pods its rounded-down solution left. */
   private static final int PATTERN_ROUNDS = 4;
