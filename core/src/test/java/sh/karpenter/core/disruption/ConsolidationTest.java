@@ -229,6 +229,41 @@ class ConsolidationTest {
     assertThat(later.commands().getFirst().replacements()).isEmpty();
   }
 
+  /**
+   * Without a pod event the window counts from the NodeClaim's initialization, as upstream's
+   * IsUnderConsolidateAfter does (before, the simulation counted from its creation): a node created
+   * two hours ago but initialized ten minutes ago is still inside a one-hour window.
+   */
+  @Test
+  void aDestinationWithoutPodEventsIsUnderItsWindowFromItsInitializationNotItsCreation() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ofHours(1), List.of(budget("100%")), ladder(4), ON_DEMAND);
+    DisruptionFixture.NodeBuilder destination =
+        f.node("destination", "default", t(4)).pods(pod("500m")).notConsolidatable()
+            .createdAt(NOW.minus(Duration.ofHours(2))).initializedAt(NOW.minus(Duration.ofMinutes(10)));
+    f.node("candidate", "default", t(1)).pods(pod("500m")).lastPodEvent(NOW.minus(Duration.ofHours(2)));
+    Decision decision = f.decide();
+    assertThat(decision.isEmpty()).isTrue();
+    assertThat(messages(decision, "candidate")).containsExactly("can't replace with a cheaper node");
+
+    destination.initializedAt(NOW.minus(Duration.ofMinutes(90)));
+    Decision later = f.decide();
+    assertThat(later.method()).isEqualTo(Method.SINGLE_NODE_CONSOLIDATION);
+    assertThat(later.commands().getFirst().replacements()).isEmpty();
+  }
+
+  /** An uninitialized NodeClaim has no window (upstream); the move fails for the uninitialized node instead. */
+  @Test
+  void anUninitializedDestinationHasNoConsolidateAfterWindow() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ofHours(1), List.of(budget("100%")), ladder(4), ON_DEMAND);
+    f.node("destination", "default", t(4)).pods(pod("500m")).notConsolidatable().uninitialized().createdAt(NOW.minus(Duration.ofMinutes(10)));
+    f.node("candidate", "default", t(1)).pods(pod("500m")).lastPodEvent(NOW.minus(Duration.ofHours(2)));
+    Decision decision = f.decide();
+    assertThat(decision.isEmpty()).isTrue();
+    assertThat(messages(decision, "candidate")).containsExactly("would schedule pods onto uninitialized node destination");
+  }
+
   @Test
   void driftIgnoresTheConsolidateAfterWindow() {
     DisruptionFixture f = new DisruptionFixture();
