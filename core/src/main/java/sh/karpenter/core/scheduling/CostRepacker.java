@@ -32,9 +32,11 @@ import org.ojalgo.optimisation.Variable;
  *
  * <p>The work is bounded: the packer counts its steps (a class looked at while filling a node, a
  * comparison while sorting, a type checked, an LP coefficient) against a budget proportional to the
- * input ({@link #stepBudget}), so a plan of the same input is the same on every run. Past the
+ * input ({@link RepackBudget}), so a plan of the same input is the same on every run. Past the
  * budget it stops improving: a finished greedy packing is kept without the pattern one, and without
- * a finished greedy packing the caller keeps first fit's plan ({@link Packing#outOfBudget()}).
+ * a finished greedy packing the caller keeps first fit's plan ({@link Packing#outOfBudget()}). The
+ * greedy packing sorts each type's classes densest first once, as the classes' worth stays fixed
+ * while it runs.
  */
 final class CostRepacker {
   /** Short-listed types per step, most efficient at the LP's resource prices first. */
@@ -51,39 +53,6 @@ final class CostRepacker {
    */
   record Packing(List<Node> nodes, List<int[]> classMembers, double price, boolean outOfBudget, long steps) {}
 
-  /**
-   * Steps per pod of the input. On a few pod shapes (the usual plan) a greedy step looks at few
-   * classes and the whole packing takes some hundred steps per pod; with tens of thousands of
-   * distinct shapes every step scans them all, so the work grows with pods squared: 5,000 pods of
-   * random shapes take about 1.1 billion steps (some seconds), 100,000 would take hours.
-   */
-  static final long STEPS_PER_POD = 20_000;
-
-  /**
-   * Steps any input may take: the pattern LP of a small input runs to the end (tests and benchmark
-   * mixes take at most some ten million steps), and so does the greedy packing of a few thousand
-   * pods of distinct shapes. A step is a few nanoseconds, so this is some seconds of work.
-   */
-  static final long MIN_STEPS = 1_500_000_000L;
-
-  /**
-   * The step budget of packing {@code pods} pods: proportional to the input beyond {@link
-   * #MIN_STEPS}. It also bounds the packer's memory, which grows with the steps taken.
-   */
-  static long stepBudget(int pods) {
-    return Math.max(MIN_STEPS, STEPS_PER_POD * pods);
-  }
-
-  /** Thrown by {@link #charge} when the budget is spent; carries no stack trace. */
-  private static final class OutOfBudget extends RuntimeException {
-    OutOfBudget() {
-      super(null, null, false, false);
-    }
-  }
-
-  private final long maxSteps;
-  private long steps;
-
   private final long[][] classRequests;
   private final int[] remaining;
   private final List<int[]> classMembers;
@@ -95,6 +64,8 @@ final class CostRepacker {
   private double[] worth;
   /** Dimension weightings of the weighted fill modes (see {@link #shareWeights()}). */
   private final double[][] shareWeights;
+  /** The steps this packing may take. */
+  private final RepackBudget budget;
   /** How many ways {@link #fillNode} may fill a node when pricing patterns. */
   private final int fillModes;
   /**
@@ -109,7 +80,7 @@ final class CostRepacker {
    * @param price per type, its cheapest available offering's hourly price
    */
   private CostRepacker(List<long[]> podRequests, long[][] capacity, double[] price, long maxSteps) {
-    this.maxSteps = maxSteps;
+    this.budget = new RepackBudget(maxSteps);
     int dimensions = capacity.length == 0 ? 0 : capacity[0].length;
     long[] demand = new long[dimensions];
     Map<Shape, List<Integer>> byShape = new LinkedHashMap<>();
@@ -171,7 +142,7 @@ final class CostRepacker {
    * @param price per type, the hourly price of its cheapest available offering
    */
   static Packing pack(List<long[]> podRequests, long[][] capacity, double[] price) {
-    return pack(podRequests, capacity, price, stepBudget(podRequests.size()));
+    return pack(podRequests, capacity, price, RepackBudget.forPods(podRequests.size()));
   }
 
   /** {@link #pack} within {@code maxSteps} steps. */
@@ -193,26 +164,13 @@ final class CostRepacker {
           best = byPatterns;
         }
       }
-    } catch (OutOfBudget e) {
+    } catch (RepackBudget.Exhausted e) {
       outOfBudget = true;
     }
     if (best == null && !outOfBudget) {
       return null;
     }
-    return new Packing(best, packer.classMembers, best == null ? Double.POSITIVE_INFINITY : packer.priceOf(best), outOfBudget, packer.steps);
-  }
-
-  /** Counts {@code work} steps before they are taken; throws {@link OutOfBudget} past the budget. */
-  private void charge(long work) {
-    steps += work;
-    if (steps > maxSteps) {
-      throw new OutOfBudget();
-    }
-  }
-
-  /** Steps of sorting {@code n} items. */
-  private static long sortSteps(int n) {
-    return (long) n * (1 + 64 - Long.numberOfLeadingZeros(n));
+    return new Packing(best, packer.classMembers, best == null ? Double.POSITIVE_INFINITY : packer.priceOf(best), outOfBudget, packer.budget.steps());
   }
 
   /**
@@ -321,7 +279,7 @@ final class CostRepacker {
       for (int p = 0; p < solution.patterns().size(); p++) {
         Node pattern = solution.patterns().get(p);
         for (long k = (long) Math.floor(solution.counts()[p] + 1e-7); k > 0; k--) {
-          charge(remaining.length);
+          budget.charge(remaining.length);
           Node node = take(pattern);
           if (node == null) {
             break;
@@ -393,7 +351,7 @@ final class CostRepacker {
       if (remaining[c] == 0) {
         continue;
       }
-      charge((long) types.size() * dims.length);
+      budget.charge((long) types.size() * dims.length);
       int bestType = -1;
       double bestCost = Double.MAX_VALUE;
       for (int t : types) {
@@ -466,7 +424,7 @@ final class CostRepacker {
 
   /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
   private double[] solvePatternDual(List<Node> patterns) {
-    charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
+    budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Variable[] z = new Variable[remaining.length];
     for (int c = 0; c < z.length; c++) {
@@ -500,7 +458,7 @@ final class CostRepacker {
 
   /** Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0. */
   private double[] solvePatternPrimal(List<Node> patterns) {
-    charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
+    budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Expression[] cover = new Expression[remaining.length];
     for (int c = 0; c < cover.length; c++) {
@@ -540,7 +498,7 @@ final class CostRepacker {
     usable.sort(Comparator.<Integer>comparingDouble(t -> price[t]).thenComparingInt(t -> t));
     List<Integer> kept = new ArrayList<>();
     for (int t : usable) {
-      charge(1 + (long) kept.size() * dims.length);
+      budget.charge(1 + (long) kept.size() * dims.length);
       boolean dominated = false;
       for (int k : kept) {
         if (covers(capacity[k], capacity[t])) {
@@ -572,7 +530,7 @@ final class CostRepacker {
   private boolean priceClasses(List<Integer> types) {
     worth = new double[classRequests.length];
     for (int c = 0; c < classRequests.length; c++) {
-      charge((long) types.size() * dims.length);
+      budget.charge((long) types.size() * dims.length);
       double cheapest = Double.MAX_VALUE;
       for (int t : types) {
         double share = dominantShare(classRequests[c], capacity[t]);
@@ -606,7 +564,7 @@ final class CostRepacker {
       double carried = Math.max(fillNode(t, 0, fill), fillNode(t, 1, fill));
       score.put(t, carried <= 0 ? Double.MAX_VALUE : price[t] / carried);
     }
-    charge(sortSteps(types.size()));
+    budget.charge(RepackBudget.sortSteps(types.size()));
     List<Integer> sorted = new ArrayList<>(types);
     sorted.sort(Comparator.<Integer>comparingDouble(score::get).thenComparingDouble(t -> price[t]));
     return sorted.subList(0, Math.min(SHORTLIST, sorted.size()));
@@ -649,7 +607,7 @@ final class CostRepacker {
           return null;
         }
       }
-      charge(remaining.length);
+      budget.charge(remaining.length);
       for (int c = 0; c < remaining.length; c++) {
         remaining[c] -= best.podsPerClass()[c];
         left -= best.podsPerClass()[c];
@@ -671,7 +629,7 @@ final class CostRepacker {
         }
         double score = price[t] / carried;
         if (score < bestScore) {
-          charge(fill.length);
+          budget.charge(fill.length);
           bestScore = score;
           best = new Node(t, fill.clone());
         }
@@ -691,7 +649,7 @@ final class CostRepacker {
     long[] room = capacity[t].clone();
     Arrays.fill(fill, 0);
     if (mode == 1 && someSliceFits(room)) {
-      charge(SLICE_SEARCH_STEPS * (long) remaining.length * (dims.length + 1));
+      budget.charge(SLICE_SEARCH_STEPS * (long) remaining.length * (dims.length + 1));
       double low = 0;
       double high = 1;
       for (int step = 0; step < SLICE_SEARCH_STEPS; step++) {
@@ -724,7 +682,7 @@ final class CostRepacker {
     } else {
       order = densestFirst(t, mode);
     }
-    charge((long) remaining.length * (dims.length + 1));
+    budget.charge((long) remaining.length * (dims.length + 1));
     double carried = 0;
     for (int c : order) {
       int count = remaining[c] == fill[c] ? 0 : Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
@@ -744,7 +702,7 @@ final class CostRepacker {
    * {@code mode} takes it; ties by class index, so the order is deterministic.
    */
   private int[] densestFirst(int t, int mode) {
-    charge((long) remaining.length * (dims.length + 1) + sortSteps(remaining.length));
+    budget.charge((long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length));
     Integer[] order = new Integer[remaining.length];
     double[] density = new double[remaining.length];
     for (int c = 0; c < order.length; c++) {
@@ -770,7 +728,7 @@ final class CostRepacker {
    * fills miss, e.g. memory-heavy pods leaving just the room cpu-heavy ones need.
    */
   private double fillByKnapsackLp(int t, int[] fill) {
-    charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
+    budget.charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
     Arrays.fill(fill, 0);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Variable[] pods = new Variable[remaining.length];
@@ -811,7 +769,7 @@ final class CostRepacker {
    * fractional knapsack (densest per unit of it first), and the least of those.
    */
   private double knapsackUpperBound(int t) {
-    charge(dims.length * (sortSteps(remaining.length) + remaining.length));
+    budget.charge(dims.length * (RepackBudget.sortSteps(remaining.length) + remaining.length));
     double bound = Double.MAX_VALUE;
     Integer[] order = new Integer[remaining.length];
     for (int i = 0; i < dims.length; i++) {
@@ -891,7 +849,7 @@ final class CostRepacker {
    * the bisection's.
    */
   private boolean someSliceFits(long[] room) {
-    charge((long) remaining.length * (dims.length + 1));
+    budget.charge((long) remaining.length * (dims.length + 1));
     int most = 0;
     for (int left : remaining) {
       most = Math.max(most, left);
@@ -930,7 +888,7 @@ final class CostRepacker {
 
   /** The cheapest type with room for every pod left, or -1. */
   private int cheapestHoldingAll(List<Integer> cheapestFirst) {
-    charge((long) (remaining.length + cheapestFirst.size()) * dims.length);
+    budget.charge((long) (remaining.length + cheapestFirst.size()) * dims.length);
     long[] total = new long[dims.length];
     for (int c = 0; c < remaining.length; c++) {
       for (int i = 0; i < total.length; i++) {
@@ -947,7 +905,7 @@ final class CostRepacker {
 
   /** For each class with pods left, the cheapest type that holds one of its pods. */
   private List<Integer> cheapestFittingEachClass(List<Integer> cheapestFirst) {
-    charge((long) remaining.length * cheapestFirst.size() * dims.length);
+    budget.charge((long) remaining.length * cheapestFirst.size() * dims.length);
     List<Integer> types = new ArrayList<>();
     for (int c = 0; c < remaining.length; c++) {
       if (remaining[c] == 0) {

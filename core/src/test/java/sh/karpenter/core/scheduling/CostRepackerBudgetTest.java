@@ -29,8 +29,8 @@ class CostRepackerBudgetTest {
 
   @Test
   void theDefaultBudgetIsProportionalToTheInputAboveAFloor() {
-    assertThat(CostRepacker.stepBudget(10)).isEqualTo(CostRepacker.MIN_STEPS);
-    assertThat(CostRepacker.stepBudget(1_000_000)).isEqualTo(1_000_000 * CostRepacker.STEPS_PER_POD);
+    assertThat(RepackBudget.forPods(10)).isEqualTo(RepackBudget.MIN_STEPS);
+    assertThat(RepackBudget.forPods(1_000_000)).isEqualTo(1_000_000 * RepackBudget.STEPS_PER_POD);
   }
 
   @Test
