@@ -188,6 +188,15 @@ class HostilePlanInputTest {
           }
           return withPool(yaml.toString()).write(dir);
         }, 0, List.of("Plan: 100000 pending pods, 100000 scheduled", "Lower bound: "), "1g", Duration.ofMinutes(15)),
+        new Case("20,000 pending pods of distinct shapes", dir -> {
+          StringBuilder yaml = new StringBuilder();
+          for (int i = 0; i < 20_000; i++) {
+            yaml.append(pod("p-" + i, "requests: {cpu: " + (50 + (i * 7919L) % 3950) + "m, memory: " + (64 + (i * 104729L) % 16320) + "Mi}"))
+                .append("---\n");
+          }
+          return withPool(yaml.toString()).write(dir);
+        }, 0, List.of("Plan: 20000 pending pods, 20000 scheduled", "Cost post-pass: stopped at its step budget for nodepool default"),
+            "1g", Duration.ofMinutes(10)),
         new Case("duplicate pod names", withPool(pod("p", "requests: {cpu: 100m}"), pod("p", "requests: {cpu: 200m}")), 2,
             "2.yaml, document 1: metadata.name: Duplicate value: Pod \"default/p\" is also in ", "1.yaml, document 1"),
         new Case("duplicate NodePool names", withPool(POOL), 2,

@@ -1,7 +1,9 @@
 package sh.karpenter.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Duration;
 import java.util.List;
+import sh.karpenter.core.disruption.ConsolidateAfter;
 
 /** How and when Karpenter may disrupt a NodePool's nodes ({@code spec.disruption}). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -14,6 +16,15 @@ public class Disruption {
   public NillableDuration getConsolidateAfter() { return consolidateAfter; }
 
   public void setConsolidateAfter(NillableDuration consolidateAfter) { this.consolidateAfter = consolidateAfter; }
+
+  /**
+   * The consolidateAfter a NodePool's {@code spec.disruption} sets: null for {@code Never}, the CRD
+   * default ({@link ConsolidateAfter#DEFAULT}, 0s) when the field or the whole block is absent.
+   */
+  public static Duration consolidateAfterOf(Disruption disruption) {
+    NillableDuration value = disruption == null ? null : disruption.consolidateAfter;
+    return value == null ? ConsolidateAfter.DEFAULT : value.duration();
+  }
 
   public ConsolidationPolicy getConsolidationPolicy() { return consolidationPolicy; }
 

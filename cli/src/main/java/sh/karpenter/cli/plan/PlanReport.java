@@ -19,6 +19,9 @@ import java.util.Map;
  *     why); printed in the table, not part of the JSON contract
  * @param lowerBoundMillis wall-clock time of the lower bound; printed in the table, not part of the
  *     JSON contract
+ * @param costRepackingOutOfBudget NodePools whose cost post-pass stopped at its step budget, so their
+ *     NodeClaims are the cheapest plan found by then; printed in the table, not part of the JSON
+ *     contract
  */
 public record PlanReport(
     List<NodeClaim> nodeClaims,
@@ -26,7 +29,8 @@ public record PlanReport(
     List<Unschedulable> unschedulable,
     Summary summary,
     @JsonIgnore String lowerBoundMethod,
-    @JsonIgnore long lowerBoundMillis) {
+    @JsonIgnore long lowerBoundMillis,
+    @JsonIgnore List<String> costRepackingOutOfBudget) {
 
   /** A NodeClaim the plan would create, priced at its cheapest compatible offering. */
   public record NodeClaim(

@@ -78,7 +78,8 @@ final class PlanReports {
             BigDecimal.valueOf(lowerBound.perHour()).setScale(LOWER_BOUND_SCALE, RoundingMode.FLOOR).stripTrailingZeros(),
             solveMillis);
     return new PlanReport(
-        List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary, lowerBound.describe(), lowerBoundMillis);
+        List.copyOf(nodeClaims), List.copyOf(existingNodes), List.copyOf(unschedulable), summary, lowerBound.describe(), lowerBoundMillis,
+        result.costRepackingOutOfBudget());
   }
 
   private static PlanReport.NodeClaim nodeClaim(String name, PlannedNodeClaim claim) {

@@ -84,10 +84,19 @@ public final class PlanWriters {
     }
     out.println(summaryLine(report.summary()));
     out.println("Lower bound: " + report.lowerBoundMethod() + ", computed in " + report.lowerBoundMillis() + " ms.");
+    if (!report.costRepackingOutOfBudget().isEmpty()) {
+      out.println(costRepackingNote(report.costRepackingOutOfBudget()));
+    }
     for (String note : notes) {
       out.println("Note: " + note);
     }
     out.flush();
+  }
+
+  /** The line saying which NodePools' cost post-pass stopped at its step budget. */
+  static String costRepackingNote(List<String> nodePools) {
+    return "Cost post-pass: stopped at its step budget for nodepool " + String.join(", ", nodePools)
+        + "; their NodeClaims are the cheapest plan found by then.";
   }
 
   static String summaryLine(PlanReport.Summary s) {

@@ -62,8 +62,6 @@ public final class DisruptionController {
   static final Duration UNSYNCED_REQUEUE = Duration.ofSeconds(1);
   /** Upstream's {@code commandValidationDelay}. */
   static final Duration VALIDATION_DELAY = Duration.ofSeconds(15);
-  /** A Balanced move is approved at a score of at least 1/k, k = 2. */
-  static final double BALANCED_THRESHOLD = 0.5;
   /** The methods whose commands are validated again after the delay. */
   static final Set<Method> VALIDATED =
       EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION);
@@ -207,7 +205,7 @@ public final class DisruptionController {
       for (String claim : move.nodeClaimNames()) {
         DisruptionView.NodeView node = byNodeClaim.get(claim);
         if (node != null) {
-          events.scored(node.object(), node.nodeClaim(), move, BALANCED_THRESHOLD);
+          events.scored(node.object(), node.nodeClaim(), move, ScoredMove.THRESHOLD);
         }
       }
     }

@@ -117,6 +117,7 @@ public final class DisruptionInputs {
         claimName,
         createdAt(claim != null ? claim : node, now),
         claim == null || claim.getStatus() == null ? null : time(claim.getStatus().getLastPodEventTime()),
+        Conditions.isTrue(conditions, ConditionTypes.INITIALIZED) ? Conditions.lastTransition(conditions, ConditionTypes.INITIALIZED).orElse(null) : null,
         expireAfter(claim),
         Conditions.isTrue(conditions, ConditionTypes.CONSOLIDATABLE),
         drift(conditions),
@@ -135,7 +136,7 @@ public final class DisruptionInputs {
   static PoolPolicy policy(NodePool pool) {
     var disruption = pool.getSpec() == null ? null : pool.getSpec().getDisruption();
     ConsolidationPolicy policy = ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
-    Duration consolidateAfter = Duration.ZERO;
+    Duration consolidateAfter = sh.karpenter.api.v1.Disruption.consolidateAfterOf(disruption);
     List<Budget> budgets = new ArrayList<>();
     if (disruption != null) {
       if (disruption.getConsolidationPolicy() != null) {
@@ -144,9 +145,6 @@ public final class DisruptionInputs {
           case WhenEmptyOrUnderutilized -> ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
           case Balanced -> ConsolidationPolicy.BALANCED;
         };
-      }
-      if (disruption.getConsolidateAfter() != null) {
-        consolidateAfter = disruption.getConsolidateAfter().duration();
       }
       for (sh.karpenter.api.v1.Budget budget : disruption.getBudgets() == null ? List.<sh.karpenter.api.v1.Budget>of() : disruption.getBudgets()) {
         Set<Reason> reasons = null;

@@ -58,7 +58,7 @@ class OrchestrationQueueTest {
   private static Candidate candidate(String node, String claim, PlannedNodeClaim replacement) {
     ExistingNode existing = new ExistingNode(node, Map.of("karpenter.sh/nodepool", "general"), List.of(), Resources.EMPTY,
         replacement == null ? List.of() : replacement.pods(), true, "general");
-    StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, null, true, null, true, false, false, false, false, false, false,
+    StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, Instant.EPOCH, null, true, null, true, false, false, false, false, false, false,
         replacement == null ? List.of() : replacement.pods(), List.of());
     return new Candidate(stateNode, POLICY, null, null, 1);
   }

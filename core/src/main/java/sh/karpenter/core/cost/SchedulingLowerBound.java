@@ -23,8 +23,10 @@ import sh.karpenter.core.taints.Toleration;
 
 /**
  * The proven lower bound of a scheduling result (used by `karpenter plan` and the benchmarks): {@link LowerBound} over every offering the scheduler could have
- * used (each NodePool × instance type × available offering, and the free capacity of existing
- * nodes).
+ * used (each NodePool × instance type × launchable offering, and the free capacity of existing
+ * nodes). Launchable ({@link Offering#launchable()}: available and, when reserved, with reservation
+ * capacity left) as the scheduler prices them: a full reservation launches nothing, so its price must
+ * not pull the bound down.
  *
  * <p>The bound stays valid only if it never forbids a placement the scheduler may make, so every
  * test here is a relaxation of the scheduler's: a pod may use an offering when it tolerates the
@@ -111,7 +113,7 @@ public final class SchedulingLowerBound {
         }
         Resources allocatable = type.allocatable().minus(overhead).floorZero();
         for (Offering offering : type.offerings()) {
-          if (offering.available() && offering.isCompatible(template.requirements())) {
+          if (offering.launchable() && offering.isCompatible(template.requirements())) {
             offerings.add(
                 CandidateOffering.purchasable(
                     type.name() + "/" + offering.zone() + "/" + offering.capacityType(), offering.price(), allocatable));

@@ -20,8 +20,6 @@ final class Balanced {
   /** Upstream's {@code BalancedK}. */
   static final int K = 2;
 
-  static final double THRESHOLD = 1.0 / K;
-
   private Balanced() {}
 
   /** A NodePool's total hourly cost and disruption cost over its candidates. */
@@ -78,7 +76,7 @@ final class Balanced {
         savings *= poolPrice / commandPrice;
       }
       double score = score(savings, disruption, totals.get(pool.getKey()));
-      scores.add(new ScoredMove(pool.getKey(), names, score, score >= THRESHOLD));
+      scores.add(new ScoredMove(pool.getKey(), names, score, score >= ScoredMove.THRESHOLD));
     }
     return scores;
   }

@@ -30,24 +30,24 @@ public final class Disruption {
    * docs/behaviour/disruption.md#the-disruption-loop, that produces any.
    */
   public static Decision decide(DisruptionInput input) {
-    Loop loop = new Loop(input);
+    DisruptionPass pass = new DisruptionPass(input);
     Map<Reason, Integer> eligible = new EnumMap<>(Reason.class);
-    eligible.put(Reason.EMPTY, loop.emptinessCandidates().size());
-    eligible.put(Reason.DRIFTED, loop.driftCandidates(true).size() + loop.driftCandidates(false).size());
-    eligible.put(Reason.UNDERUTILIZED, loop.consolidationCandidates().size());
+    eligible.put(Reason.EMPTY, pass.emptinessCandidates().size());
+    eligible.put(Reason.DRIFTED, pass.driftCandidates(true).size() + pass.driftCandidates(false).size());
+    eligible.put(Reason.UNDERUTILIZED, pass.consolidationCandidates().size());
     for (Method method : Method.values()) {
       List<Command> commands =
           switch (method) {
-            case EMPTINESS -> Emptiness.compute(loop);
-            case STATIC_DRIFT, DRIFT -> DriftMethod.compute(loop, method);
-            case MULTI_NODE_CONSOLIDATION -> MultiNodeConsolidation.compute(loop);
-            case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(loop);
+            case EMPTINESS -> Emptiness.compute(pass);
+            case STATIC_DRIFT, DRIFT -> DriftMethod.compute(pass, method);
+            case MULTI_NODE_CONSOLIDATION -> MultiNodeConsolidation.compute(pass);
+            case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(pass);
           };
       if (!commands.isEmpty()) {
-        return new Decision(method, commands, loop.blocked(), loop.allowed, eligible, loop.scores(), loop.timedOut());
+        return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut());
       }
     }
-    return new Decision(null, List.of(), loop.blocked(), loop.allowed, eligible, loop.scores(), loop.timedOut());
+    return new Decision(null, List.of(), pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut());
   }
 
   /**
@@ -65,9 +65,9 @@ public final class Disruption {
    * a place, on no more new nodes than the command launches.
    */
   public static Validation validate(Command command, DisruptionInput fresh) {
-    Loop loop = new Loop(fresh);
+    DisruptionPass pass = new DisruptionPass(fresh);
     boolean drift = command.method() == Method.STATIC_DRIFT || command.method() == Method.DRIFT;
-    List<Candidate> pool = drift ? loop.candidates.eventual() : loop.candidates.graceful();
+    List<Candidate> pool = drift ? pass.candidates.eventual() : pass.candidates.graceful();
     List<Candidate> current = new ArrayList<>();
     for (Candidate proposed : command.candidates()) {
       Candidate now = null;
@@ -101,7 +101,7 @@ public final class Disruption {
       if (command.replacements().isEmpty() && current.stream().allMatch(c -> Costs.isEmpty(Simulation.podsToMove(c)))) {
         return Validation.VALID;
       }
-      Simulation.Outcome outcome = loop.simulation.run(current, false);
+      Simulation.Outcome outcome = pass.simulation.run(current, false);
       if (!outcome.ok()) {
         return Validation.invalid(outcome.message());
       }
@@ -111,7 +111,7 @@ public final class Disruption {
       }
       return Validation.VALID;
     }
-    Simulation.Outcome outcome = loop.simulation.run(current, true);
+    Simulation.Outcome outcome = pass.simulation.run(current, true);
     if (!outcome.ok()) {
       return Validation.invalid(outcome.message());
     }
@@ -144,10 +144,10 @@ public final class Disruption {
   /** Why a fresh candidate no longer qualifies for the command's method, or null. */
   private static String ineligible(Command command, Candidate c) {
     return switch (command.method()) {
-      case EMPTINESS -> Loop.emptiness(c) ? null : "node " + c.name() + " is no longer empty and consolidatable";
+      case EMPTINESS -> DisruptionPass.emptiness(c) ? null : "node " + c.name() + " is no longer empty and consolidatable";
       case STATIC_DRIFT, DRIFT -> c.state().drift() != null ? null : "node " + c.name() + " is no longer drifted";
       case MULTI_NODE_CONSOLIDATION, SINGLE_NODE_CONSOLIDATION ->
-          Loop.consolidation(c) ? null : "node " + c.name() + " is no longer consolidatable";
+          DisruptionPass.consolidation(c) ? null : "node " + c.name() + " is no longer consolidatable";
     };
   }
 }

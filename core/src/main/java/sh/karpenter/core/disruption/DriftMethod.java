@@ -21,12 +21,12 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
 final class DriftMethod {
   private DriftMethod() {}
 
-  static List<Command> compute(Loop loop, Method method) {
+  static List<Command> compute(DisruptionPass pass, Method method) {
     boolean statically = method == Method.STATIC_DRIFT;
-    List<Candidate> eligible = new ArrayList<>(loop.driftCandidates(statically));
+    List<Candidate> eligible = new ArrayList<>(pass.driftCandidates(statically));
     eligible.sort(Comparator.comparing((Candidate c) -> c.state().drift().since(), Comparator.nullsFirst(Comparator.naturalOrder()))
         .thenComparing(Candidate::name));
-    Map<String, Integer> budgets = loop.budgetsCopy(Reason.DRIFTED);
+    Map<String, Integer> budgets = pass.budgetsCopy(Reason.DRIFTED);
 
     List<Candidate> empty = new ArrayList<>();
     for (Candidate candidate : eligible) {
@@ -34,7 +34,7 @@ final class DriftMethod {
         continue;
       }
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        loop.budgetBlocked(candidate, Reason.DRIFTED);
+        pass.budgetBlocked(candidate, Reason.DRIFTED);
         continue;
       }
       budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
@@ -46,12 +46,12 @@ final class DriftMethod {
 
     for (Candidate candidate : eligible) {
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        loop.budgetBlocked(candidate, Reason.DRIFTED);
+        pass.budgetBlocked(candidate, Reason.DRIFTED);
         continue;
       }
-      Simulation.Outcome outcome = loop.simulation.run(List.of(candidate), false);
+      Simulation.Outcome outcome = pass.simulation.run(List.of(candidate), false);
       if (!outcome.ok()) {
-        loop.report(candidate, Candidates.DISRUPTION_BLOCKED, outcome.message());
+        pass.report(candidate, Candidates.DISRUPTION_BLOCKED, outcome.message());
         continue;
       }
       double replacementPrice = 0;

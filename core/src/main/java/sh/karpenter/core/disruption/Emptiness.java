@@ -15,14 +15,14 @@ import java.util.Map;
 final class Emptiness {
   private Emptiness() {}
 
-  static List<Command> compute(Loop loop) {
-    List<Candidate> eligible = new ArrayList<>(loop.emptinessCandidates());
+  static List<Command> compute(DisruptionPass pass) {
+    List<Candidate> eligible = new ArrayList<>(pass.emptinessCandidates());
     eligible.sort(Comparator.comparingDouble((Candidate c) -> -c.price()).thenComparing(Candidate::name));
-    Map<String, Integer> budgets = loop.budgetsCopy(Reason.EMPTY);
+    Map<String, Integer> budgets = pass.budgetsCopy(Reason.EMPTY);
     List<Candidate> taken = new ArrayList<>();
     for (Candidate candidate : eligible) {
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        loop.budgetBlocked(candidate, Reason.EMPTY);
+        pass.budgetBlocked(candidate, Reason.EMPTY);
         continue;
       }
       budgets.merge(candidate.nodePoolName(), -1, Integer::sum);

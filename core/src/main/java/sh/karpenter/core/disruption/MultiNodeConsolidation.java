@@ -20,13 +20,13 @@ final class MultiNodeConsolidation {
 
   private MultiNodeConsolidation() {}
 
-  static List<Command> compute(Loop loop) {
-    List<Candidate> ordered = loop.consolidationCandidates();
-    Map<String, Integer> budgets = loop.budgetsCopy(Reason.UNDERUTILIZED);
+  static List<Command> compute(DisruptionPass pass) {
+    List<Candidate> ordered = pass.consolidationCandidates();
+    Map<String, Integer> budgets = pass.budgetsCopy(Reason.UNDERUTILIZED);
     List<Candidate> within = new ArrayList<>();
     for (Candidate candidate : ordered) {
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        loop.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
         continue;
       }
       budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
@@ -38,20 +38,20 @@ final class MultiNodeConsolidation {
     if (within.size() < 2) {
       return List.of();
     }
-    Clock clock = loop.input.options().clock();
-    Instant deadline = clock.instant().plus(loop.input.options().multiNodeTimeout());
+    Clock clock = pass.input.options().clock();
+    Instant deadline = clock.instant().plus(pass.input.options().multiNodeTimeout());
     Command last = null;
     int min = 1;
     int max = within.size() - 1;
     while (min <= max) {
       if (clock.instant().isAfter(deadline)) {
-        loop.timedOut(Method.MULTI_NODE_CONSOLIDATION);
+        pass.timedOut(Method.MULTI_NODE_CONSOLIDATION);
         break;
       }
       int mid = (min + max) >>> 1;
-      Consolidation.Move move = loop.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, within.subList(0, mid + 1));
+      Consolidation.Move move = pass.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, within.subList(0, mid + 1));
       Command command = move.valid() ? Consolidation.withoutSameInstanceType(move.command()) : null;
-      if (command != null && loop.approved(command)) {
+      if (command != null && pass.approved(command)) {
         last = command;
         min = mid + 1;
       } else {

@@ -1,7 +1,5 @@
 package sh.karpenter.core.disruption;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -33,9 +31,10 @@ import sh.karpenter.core.taints.Taint;
  * candidates' pods (their size still counts the others, which provisioning then places there), and
  * NodeClaims holding none of them are not replacements.
  *
- * <p>In a consolidation simulation, a node inside its NodePool's consolidateAfter window (its last pod
- * event, or its creation, less than consolidateAfter ago) receives no candidate pod: the simulation
- * gives it a NoSchedule taint no pod tolerates unless it tolerates everything.
+ * <p>In a consolidation simulation, a node inside its NodePool's {@link ConsolidateAfter} window (its
+ * last pod event, or its NodeClaim's initialization, less than consolidateAfter ago) receives no
+ * candidate pod: the simulation gives it a NoSchedule taint no pod tolerates unless it tolerates
+ * everything.
  *
  * <p>All moves simulated by one instance (one decision or one validation) run over the same NodePools,
  * so their scheduling passes share a {@link SchedulerCache}: each template's instance types are prepared
@@ -84,11 +83,7 @@ final class Simulation {
       return false;
     }
     PoolPolicy pool = input.pools().get(node.nodePoolName());
-    if (pool == null || pool.consolidateAfter() == null || !pool.consolidateAfter().isPositive()) {
-      return false;
-    }
-    Instant last = node.lastPodEventAt() != null ? node.lastPodEventAt() : node.createdAt();
-    return last != null && Duration.between(last, input.now()).compareTo(pool.consolidateAfter()) < 0;
+    return pool != null && ConsolidateAfter.isUnder(pool.consolidateAfter(), node.lastPodEventAt(), node.initializedAt(), input.now());
   }
 
   /**

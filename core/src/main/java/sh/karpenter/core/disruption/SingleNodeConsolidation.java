@@ -16,26 +16,26 @@ import java.util.Map;
 final class SingleNodeConsolidation {
   private SingleNodeConsolidation() {}
 
-  static List<Command> compute(Loop loop) {
-    List<Candidate> ordered = loop.consolidationCandidates();
-    Map<String, Integer> budgets = loop.budgets(Reason.UNDERUTILIZED);
-    Clock clock = loop.input.options().clock();
-    Instant deadline = clock.instant().plus(loop.input.options().singleNodeTimeout());
+  static List<Command> compute(DisruptionPass pass) {
+    List<Candidate> ordered = pass.consolidationCandidates();
+    Map<String, Integer> budgets = pass.budgets(Reason.UNDERUTILIZED);
+    Clock clock = pass.input.options().clock();
+    Instant deadline = clock.instant().plus(pass.input.options().singleNodeTimeout());
     for (Candidate candidate : ordered) {
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        loop.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
         continue;
       }
       if (clock.instant().isAfter(deadline)) {
-        loop.timedOut(Method.SINGLE_NODE_CONSOLIDATION);
+        pass.timedOut(Method.SINGLE_NODE_CONSOLIDATION);
         return List.of();
       }
-      Consolidation.Move move = loop.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));
+      Consolidation.Move move = pass.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));
       if (!move.valid()) {
-        loop.report(candidate, Candidates.UNCONSOLIDATABLE, move.reason());
+        pass.report(candidate, Candidates.UNCONSOLIDATABLE, move.reason());
         continue;
       }
-      if (!loop.approved(move.command())) {
+      if (!pass.approved(move.command())) {
         continue;
       }
       return List.of(move.command());

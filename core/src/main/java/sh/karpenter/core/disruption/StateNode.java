@@ -16,6 +16,8 @@ import sh.karpenter.core.scheduling.ExistingNode;
  * @param nodeClaimName the NodeClaim, or null for an unmanaged node
  * @param createdAt the NodeClaim's creation (expiry and remaining lifetime count from it)
  * @param lastPodEventAt {@code status.lastPodEventTime}, or null
+ * @param initializedAt when the NodeClaim's {@code Initialized} condition turned true, or null when it
+ *     is not true (with {@code lastPodEventAt}, the node's {@link ConsolidateAfter} window)
  * @param expireAfter null for {@code Never}
  * @param consolidatable the NodeClaim's {@code Consolidatable=True}
  * @param drift the NodeClaim's {@code Drifted=True} condition, or null
@@ -39,6 +41,7 @@ public record StateNode(
     String nodeClaimName,
     Instant createdAt,
     Instant lastPodEventAt,
+    Instant initializedAt,
     Duration expireAfter,
     boolean consolidatable,
     Drift drift,

@@ -3,6 +3,7 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +13,6 @@ import org.ojalgo.optimisation.Expression;
 import org.ojalgo.optimisation.ExpressionsBasedModel;
 import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
-import sh.karpenter.core.cost.BoundBudget;
 
 /**
  * Packs unconstrained pods onto instance types for cost: given pods that may go to any node of one
@@ -29,6 +29,14 @@ import sh.karpenter.core.cost.BoundBudget;
  * classes, new patterns come from greedy and knapsack-LP fills of each type at those prices, its
  * counts are rounded down and launched, and the few pods left are packed greedily. A step costs
  * types x shapes, not types x pods.
+ *
+ * <p>The work is bounded: the packer counts its steps (a class looked at while filling a node, a
+ * comparison while sorting, a type checked, an LP coefficient) against a budget proportional to the
+ * input ({@link RepackBudget}), so a plan of the same input is the same on every run. Past the
+ * budget it stops improving: a finished greedy packing is kept without the pattern one, and without
+ * a finished greedy packing the caller keeps first fit's plan ({@link Packing#outOfBudget()}). The
+ * greedy packing sorts each type's classes densest first once, as the classes' worth stays fixed
+ * while it runs.
  */
 final class CostRepacker {
   /** Short-listed types per step, most efficient at the LP's resource prices first. */
@@ -39,9 +47,11 @@ final class CostRepacker {
 
   /**
    * The outcome: the nodes, per class the indices of its pods (into the requests given), and the
-   * summed price of the nodes' types.
+   * summed price of the nodes' types; {@code nodes} is null when no packing placing every pod was
+   * finished. {@code outOfBudget} says the step budget ran out first, so a packing (or a cheaper one)
+   * was not looked for to the end.
    */
-  record Packing(List<Node> nodes, List<int[]> classMembers, double price) {}
+  record Packing(List<Node> nodes, List<int[]> classMembers, double price, boolean outOfBudget, long steps) {}
 
   private final long[][] classRequests;
   private final int[] remaining;
@@ -54,15 +64,23 @@ final class CostRepacker {
   private double[] worth;
   /** Dimension weightings of the weighted fill modes (see {@link #shareWeights()}). */
   private final double[][] shareWeights;
+  /** The steps this packing may take. */
+  private final RepackBudget budget;
   /** How many ways {@link #fillNode} may fill a node when pricing patterns. */
   private final int fillModes;
+  /**
+   * Per type, its classes densest first by dominant share ({@link #densestFirst} of modes 0 and 1),
+   * kept while {@link #worth} does not change (during a greedy packing); null otherwise.
+   */
+  private Map<Integer, int[]> dominantOrders;
 
   /**
    * @param podRequests per pod, its requests by resource index
    * @param capacity per type, what it offers pods by resource index (allocatable minus DaemonSets)
    * @param price per type, its cheapest available offering's hourly price
    */
-  private CostRepacker(List<long[]> podRequests, long[][] capacity, double[] price) {
+  private CostRepacker(List<long[]> podRequests, long[][] capacity, double[] price, long maxSteps) {
+    this.budget = new RepackBudget(maxSteps);
     int dimensions = capacity.length == 0 ? 0 : capacity[0].length;
     long[] demand = new long[dimensions];
     Map<Shape, List<Integer>> byShape = new LinkedHashMap<>();
@@ -124,24 +142,35 @@ final class CostRepacker {
    * @param price per type, the hourly price of its cheapest available offering
    */
   static Packing pack(List<long[]> podRequests, long[][] capacity, double[] price) {
-    CostRepacker packer = new CostRepacker(podRequests, capacity, price);
-    List<Integer> efficient = packer.undominatedTypes();
-    if (efficient.isEmpty() || !packer.priceClasses(efficient)) {
-      return null;
-    }
-    int[] initial = packer.remaining.clone();
-    List<Node> best = packer.packGreedily(efficient);
-    if (packer.classRequests.length <= MAX_PATTERN_CLASSES) {
-      System.arraycopy(initial, 0, packer.remaining, 0, initial.length);
-      List<Node> byPatterns = packer.packByPatterns(efficient);
-      if (byPatterns != null && (best == null || packer.priceOf(byPatterns) < packer.priceOf(best))) {
-        best = byPatterns;
+    return pack(podRequests, capacity, price, RepackBudget.forPods(podRequests.size()));
+  }
+
+  /** {@link #pack} within {@code maxSteps} steps. */
+  static Packing pack(List<long[]> podRequests, long[][] capacity, double[] price, long maxSteps) {
+    CostRepacker packer = new CostRepacker(podRequests, capacity, price, maxSteps);
+    List<Node> best = null;
+    boolean outOfBudget = false;
+    try {
+      List<Integer> efficient = packer.undominatedTypes();
+      if (efficient.isEmpty() || !packer.priceClasses(efficient)) {
+        return null;
       }
+      int[] initial = packer.remaining.clone();
+      best = packer.packGreedily(efficient);
+      if (packer.classRequests.length <= MAX_PATTERN_CLASSES) {
+        System.arraycopy(initial, 0, packer.remaining, 0, initial.length);
+        List<Node> byPatterns = packer.packByPatterns(efficient);
+        if (byPatterns != null && (best == null || packer.priceOf(byPatterns) < packer.priceOf(best))) {
+          best = byPatterns;
+        }
+      }
+    } catch (RepackBudget.Exhausted e) {
+      outOfBudget = true;
     }
-    if (best == null) {
+    if (best == null && !outOfBudget) {
       return null;
     }
-    return new Packing(best, packer.classMembers, packer.priceOf(best));
+    return new Packing(best, packer.classMembers, best == null ? Double.POSITIVE_INFINITY : packer.priceOf(best), outOfBudget, packer.budget.steps());
   }
 
   /**
@@ -211,8 +240,12 @@ final class CostRepacker {
     return total;
   }
 
-  /** Pod shapes beyond which the pattern LP is not tried (the LP bound's default class budget). */
-  private static final int MAX_PATTERN_CLASSES = BoundBudget.DEFAULT.maxLpClasses();
+  /**
+   * Pod shapes beyond which the pattern LP is not tried: an LP over more classes takes too long for
+   * a scheduling pass (the same size as the lower bound's default LP class limit, {@code
+   * cost.BoundBudget}, which this package must not depend on: the bound reads scheduling inputs).
+   */
+  private static final int MAX_PATTERN_CLASSES = 40;
 
   /** Times the pattern LP is solved again on the pods its rounded-down solution left. */
   private static final int PATTERN_ROUNDS = 4;
@@ -246,6 +279,7 @@ final class CostRepacker {
       for (int p = 0; p < solution.patterns().size(); p++) {
         Node pattern = solution.patterns().get(p);
         for (long k = (long) Math.floor(solution.counts()[p] + 1e-7); k > 0; k--) {
+          budget.charge(remaining.length);
           Node node = take(pattern);
           if (node == null) {
             break;
@@ -317,6 +351,7 @@ final class CostRepacker {
       if (remaining[c] == 0) {
         continue;
       }
+      budget.charge((long) types.size() * dims.length);
       int bestType = -1;
       double bestCost = Double.MAX_VALUE;
       for (int t : types) {
@@ -389,6 +424,7 @@ final class CostRepacker {
 
   /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
   private double[] solvePatternDual(List<Node> patterns) {
+    budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Variable[] z = new Variable[remaining.length];
     for (int c = 0; c < z.length; c++) {
@@ -414,8 +450,15 @@ final class CostRepacker {
     return duals;
   }
 
+  /**
+   * Steps an LP solve is charged per coefficient of its matrix (rows x columns): a simplex solve takes
+   * some pivots, each passing over the matrix.
+   */
+  private static final long LP_STEPS_PER_ENTRY = 20;
+
   /** Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0. */
   private double[] solvePatternPrimal(List<Node> patterns) {
+    budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Expression[] cover = new Expression[remaining.length];
     for (int c = 0; c < cover.length; c++) {
@@ -455,6 +498,7 @@ final class CostRepacker {
     usable.sort(Comparator.<Integer>comparingDouble(t -> price[t]).thenComparingInt(t -> t));
     List<Integer> kept = new ArrayList<>();
     for (int t : usable) {
+      budget.charge(1 + (long) kept.size() * dims.length);
       boolean dominated = false;
       for (int k : kept) {
         if (covers(capacity[k], capacity[t])) {
@@ -486,6 +530,7 @@ final class CostRepacker {
   private boolean priceClasses(List<Integer> types) {
     worth = new double[classRequests.length];
     for (int c = 0; c < classRequests.length; c++) {
+      budget.charge((long) types.size() * dims.length);
       double cheapest = Double.MAX_VALUE;
       for (int t : types) {
         double share = dominantShare(classRequests[c], capacity[t]);
@@ -514,11 +559,12 @@ final class CostRepacker {
 
   /** The types whose best fill of one node from the pods left costs least per worth carried. */
   private List<Integer> shortlist(List<Integer> types, int[] fill) {
-    Map<Integer, Double> score = new java.util.HashMap<>();
+    Map<Integer, Double> score = new HashMap<>();
     for (int t : types) {
       double carried = Math.max(fillNode(t, 0, fill), fillNode(t, 1, fill));
       score.put(t, carried <= 0 ? Double.MAX_VALUE : price[t] / carried);
     }
+    budget.charge(RepackBudget.sortSteps(types.size()));
     List<Integer> sorted = new ArrayList<>(types);
     sorted.sort(Comparator.<Integer>comparingDouble(score::get).thenComparingDouble(t -> price[t]));
     return sorted.subList(0, Math.min(SHORTLIST, sorted.size()));
@@ -529,6 +575,16 @@ final class CostRepacker {
    * is drawn again each time the pods left have halved, as the mix left changes.
    */
   private List<Node> packGreedily(List<Integer> efficient) {
+    // Worth stays fixed while packing greedily, so each type's densest-first order is sorted once.
+    dominantOrders = new HashMap<>();
+    try {
+      return packGreedilyWithOrders(efficient);
+    } finally {
+      dominantOrders = null;
+    }
+  }
+
+  private List<Node> packGreedilyWithOrders(List<Integer> efficient) {
     List<Node> nodes = new ArrayList<>();
     int left = Arrays.stream(remaining).sum();
     int[] fill = new int[classRequests.length];
@@ -551,6 +607,7 @@ final class CostRepacker {
           return null;
         }
       }
+      budget.charge(remaining.length);
       for (int c = 0; c < remaining.length; c++) {
         remaining[c] -= best.podsPerClass()[c];
         left -= best.podsPerClass()[c];
@@ -572,6 +629,7 @@ final class CostRepacker {
         }
         double score = price[t] / carried;
         if (score < bestScore) {
+          budget.charge(fill.length);
           bestScore = score;
           best = new Node(t, fill.clone());
         }
@@ -590,10 +648,11 @@ final class CostRepacker {
   private double fillNode(int t, int mode, int[] fill) {
     long[] room = capacity[t].clone();
     Arrays.fill(fill, 0);
-    if (mode == 1) {
+    if (mode == 1 && someSliceFits(room)) {
+      budget.charge(SLICE_SEARCH_STEPS * (long) remaining.length * (dims.length + 1));
       double low = 0;
       double high = 1;
-      for (int step = 0; step < 20; step++) {
+      for (int step = 0; step < SLICE_SEARCH_STEPS; step++) {
         double mid = (low + high) / 2;
         if (sliceFits(mid, room)) {
           low = mid;
@@ -617,20 +676,16 @@ final class CostRepacker {
    * class index, so the result is deterministic); returns the worth {@code fill} carries.
    */
   private double topUpDensestFirst(int t, int mode, int[] fill, long[] room) {
-    Integer[] order = new Integer[remaining.length];
-    double[] density = new double[remaining.length];
-    for (int c = 0; c < order.length; c++) {
-      order[c] = c;
-      double share =
-          mode == 2
-              ? summedShare(classRequests[c], capacity[t], null)
-              : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
-      density[c] = share == 0 ? 0 : worth[c] / share;
+    int[] order;
+    if (mode <= 1 && dominantOrders != null) {
+      order = dominantOrders.computeIfAbsent(t, k -> densestFirst(t, mode));
+    } else {
+      order = densestFirst(t, mode);
     }
-    Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
+    budget.charge((long) remaining.length * (dims.length + 1));
     double carried = 0;
     for (int c : order) {
-      int count = Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
+      int count = remaining[c] == fill[c] ? 0 : Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
       if (count > 0) {
         fill[c] += count;
         for (int i = 0; i < room.length; i++) {
@@ -643,12 +698,37 @@ final class CostRepacker {
   }
 
   /**
+   * The classes, densest first for type t: worth per share of t, the share as {@link #fillNode}'s
+   * {@code mode} takes it; ties by class index, so the order is deterministic.
+   */
+  private int[] densestFirst(int t, int mode) {
+    budget.charge((long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length));
+    Integer[] order = new Integer[remaining.length];
+    double[] density = new double[remaining.length];
+    for (int c = 0; c < order.length; c++) {
+      order[c] = c;
+      double share =
+          mode == 2
+              ? summedShare(classRequests[c], capacity[t], null)
+              : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
+      density[c] = share == 0 ? 0 : worth[c] / share;
+    }
+    Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
+    int[] sorted = new int[order.length];
+    for (int i = 0; i < sorted.length; i++) {
+      sorted[i] = order[i];
+    }
+    return sorted;
+  }
+
+  /**
    * Fills one node of type t into {@code fill} from the knapsack LP (most worth in one node, pods
    * counted fractionally), rounded down and topped up densest first; returns the worth carried, or
    * 0 when ojAlgo finds no optimum. With several binding resources this finds the mixes the greedy
    * fills miss, e.g. memory-heavy pods leaving just the room cpu-heavy ones need.
    */
   private double fillByKnapsackLp(int t, int[] fill) {
+    budget.charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
     Arrays.fill(fill, 0);
     ExpressionsBasedModel model = new ExpressionsBasedModel();
     Variable[] pods = new Variable[remaining.length];
@@ -689,6 +769,7 @@ final class CostRepacker {
    * fractional knapsack (densest per unit of it first), and the least of those.
    */
   private double knapsackUpperBound(int t) {
+    budget.charge(dims.length * (RepackBudget.sortSteps(remaining.length) + remaining.length));
     double bound = Double.MAX_VALUE;
     Integer[] order = new Integer[remaining.length];
     for (int i = 0; i < dims.length; i++) {
@@ -759,14 +840,36 @@ final class CostRepacker {
 
   private static final int WEIGHT_STEPS = 10;
 
+  /** Bisection steps of {@link #fillNode}'s mode 1 (the equal slice of every class). */
+  private static final int SLICE_SEARCH_STEPS = 20;
+
+  /**
+   * Whether the equal slice of mode 1 can hold any pod: the smallest fraction giving some class a
+   * whole pod is 1 / (most pods left of a class); below it every class's slice is empty, and so is
+   * the bisection's.
+   */
+  private boolean someSliceFits(long[] room) {
+    budget.charge((long) remaining.length * (dims.length + 1));
+    int most = 0;
+    for (int left : remaining) {
+      most = Math.max(most, left);
+    }
+    return most > 0 && sliceFits(1.0 / most, room);
+  }
+
+  /** Whether the slice {@code floor(fraction x pods left)} of every class fits in the room; stops at the first class that overfills it. */
   private boolean sliceFits(double fraction, long[] room) {
-    for (int i = 0; i < room.length; i++) {
-      long used = 0;
-      for (int c = 0; c < remaining.length; c++) {
-        used += (long) Math.floor(fraction * remaining[c]) * classRequests[c][i];
+    long[] used = new long[room.length];
+    for (int c = 0; c < remaining.length; c++) {
+      long pods = (long) Math.floor(fraction * remaining[c]);
+      if (pods == 0) {
+        continue;
       }
-      if (used > room[i]) {
-        return false;
+      for (int i = 0; i < room.length; i++) {
+        used[i] += pods * classRequests[c][i];
+        if (used[i] > room[i]) {
+          return false;
+        }
       }
     }
     return true;
@@ -785,6 +888,7 @@ final class CostRepacker {
 
   /** The cheapest type with room for every pod left, or -1. */
   private int cheapestHoldingAll(List<Integer> cheapestFirst) {
+    budget.charge((long) (remaining.length + cheapestFirst.size()) * dims.length);
     long[] total = new long[dims.length];
     for (int c = 0; c < remaining.length; c++) {
       for (int i = 0; i < total.length; i++) {
@@ -801,6 +905,7 @@ final class CostRepacker {
 
   /** For each class with pods left, the cheapest type that holds one of its pods. */
   private List<Integer> cheapestFittingEachClass(List<Integer> cheapestFirst) {
+    budget.charge((long) remaining.length * cheapestFirst.size() * dims.length);
     List<Integer> types = new ArrayList<>();
     for (int c = 0; c < remaining.length; c++) {
       if (remaining[c] == 0) {

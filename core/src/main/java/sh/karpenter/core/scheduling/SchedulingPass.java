@@ -62,6 +62,8 @@ final class SchedulingPass {
   /** Planned NodeClaims in fewest-pods-first order (each knows its position). */
   private final List<InFlightNodeClaim> claims = new ArrayList<>();
   private final Map<String, InFlightNodeClaim> claimsByHostname = new HashMap<>();
+  /** NodePools whose cost post-pass ran out of its step budget ({@link SchedulingResult#costRepackingOutOfBudget}). */
+  private final List<String> costRepackingOutOfBudget = new ArrayList<>();
   private final Topology topology;
   private final boolean preferNoScheduleTaintsExist;
   private final ReservationManager reservations;
@@ -201,7 +203,9 @@ final class SchedulingPass {
    * NodePool with {@link CostRepacker}, and the new plan replaces them when it is cheaper. Only
    * pods whose placement no constraint can tell apart move: no node requirements or preferences,
    * no topology terms of their own, selected by no other pod's topology term, no host ports, no
-   * volumes. Existing-node placements and every other NodeClaim stay as the pass made them.
+   * volumes. Existing-node placements and every other NodeClaim stay as the pass made them. The
+   * packer works within a step budget; a NodePool where it ran out is reported in {@link
+   * SchedulingResult#costRepackingOutOfBudget()}.
    */
   private void repackUnconstrainedClaims() {
     if (claims.isEmpty()) {
@@ -369,7 +373,10 @@ final class SchedulingPass {
       return null;
     }
     CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
-    if (packing == null || packing.price() >= before * (1 - 1e-9)) {
+    if (packing != null && packing.outOfBudget()) {
+      costRepackingOutOfBudget.add(template.template.nodePoolName());
+    }
+    if (packing == null || packing.nodes() == null || packing.price() >= before * (1 - 1e-9)) {
       return null;
     }
     int[] taken = new int[packing.classMembers().size()];
@@ -587,7 +594,7 @@ final class SchedulingPass {
         (deferred[pod.order] ? postponed : unschedulable).add(error);
       }
     }
-    return new SchedulingResult(planned, existing, unschedulable, postponed);
+    return new SchedulingResult(planned, existing, unschedulable, postponed, costRepackingOutOfBudget);
   }
 
   /**

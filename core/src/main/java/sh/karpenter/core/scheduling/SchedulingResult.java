@@ -13,17 +13,29 @@ import sh.karpenter.core.pod.Pod;
  *     (docs/behaviour/scheduling.md#reserved-capacity): reserved capacity compatible with them
  *     exists but NodeClaims of this pass hold all of it. They are not unschedulable (no
  *     FailedScheduling, no unschedulable metric); the next pass retries them.
+ * @param costRepackingOutOfBudget the NodePools whose cost post-pass
+ *     (docs/behaviour/scheduling.md#cost-post-pass) stopped at its step budget before it finished:
+ *     their NodeClaims are the cheapest plan found by then (first fit's when no packing was
+ *     finished). Empty when the post-pass is off or finished everywhere.
  */
 public record SchedulingResult(
     List<PlannedNodeClaim> newNodeClaims,
     Map<String, List<Pod>> existingNodePlacements,
     List<PodError> unschedulable,
-    List<PodError> deferred) {
+    List<PodError> deferred,
+    List<String> costRepackingOutOfBudget) {
   public SchedulingResult {
     newNodeClaims = List.copyOf(newNodeClaims);
     existingNodePlacements = Map.copyOf(existingNodePlacements);
     unschedulable = List.copyOf(unschedulable);
     deferred = deferred == null ? List.of() : List.copyOf(deferred);
+    costRepackingOutOfBudget = costRepackingOutOfBudget == null ? List.of() : List.copyOf(costRepackingOutOfBudget);
+  }
+
+  /** A result whose cost post-pass, if any, finished. */
+  public SchedulingResult(
+      List<PlannedNodeClaim> newNodeClaims, Map<String, List<Pod>> existingNodePlacements, List<PodError> unschedulable, List<PodError> deferred) {
+    this(newNodeClaims, existingNodePlacements, unschedulable, deferred, List.of());
   }
 
   /** A result with nothing deferred. */

@@ -7,16 +7,22 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.instancetype.Overhead;
 import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
+import sh.karpenter.core.wellknown.Labels;
 
 /** {@link SchedulingLowerBound}: pods are grouped by the constraints offerings can tell apart. */
 class SchedulingLowerBoundTest {
@@ -85,5 +91,69 @@ class SchedulingLowerBoundTest {
 
     assertThat(bound.unplaceableClasses()).isEqualTo(1);
     assertThat(bound.perHour()).isZero();
+  }
+
+  /**
+   * The bound prices offerings as the scheduler does, at launchable ones (upstream v1.15
+   * Launchable): a reserved offering whose reservation is full is available but launches nothing, so
+   * it must not pull the bound below what the scheduler can pay; with capacity left it counts.
+   */
+  @Test
+  void aFullReservationIsNotAnOfferingTheBoundMayBuy() {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      pods.add(Pod.builder().namespace("default").name("p-" + i).container(Resources.builder().cpu("1").memory("1Gi").build()).build());
+    }
+
+    double full = boundWithReservation(pods, 0);
+    double withRoom = boundWithReservation(pods, 5);
+    double onDemandOnly = bound(pods, reservableType(null));
+
+    assertThat(full).isEqualTo(onDemandOnly).isPositive();
+    assertThat(withRoom).isLessThan(full);
+    SchedulingInput input = input(pods, reservableType(reserved(0)));
+    double planned = new Scheduler(input).solve().newNodeClaims().stream().mapToDouble(PlannedNodeClaim::price).sum();
+    assertThat(planned).as("the plan costs at least its bound").isGreaterThanOrEqualTo(full);
+  }
+
+  private static double boundWithReservation(List<Pod> pods, int capacity) {
+    return bound(pods, reservableType(reserved(capacity)));
+  }
+
+  private static double bound(List<Pod> pods, InstanceType type) {
+    return SchedulingLowerBound.of(input(pods, type), pods).perHour();
+  }
+
+  private static SchedulingInput input(List<Pod> pods, InstanceType type) {
+    NodeClaimTemplate pool =
+        new NodeClaimTemplate("default", 0, Map.of(), Map.of(), List.of(), List.of(), new Requirements(), null, Resources.EMPTY, List.of(type));
+    return new SchedulingInput(List.of(pool), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+  }
+
+  private static Offering reserved(int capacity) {
+    return new Offering(
+        Requirements.of(
+            Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_RESERVED),
+            Requirement.in(Labels.ZONE, "zone-a"),
+            Requirement.in(Labels.RESERVATION_ID, "r-1")),
+        0.01,
+        true,
+        capacity);
+  }
+
+  /** A 4-cpu type on demand at $1/h in zone-a, plus the reserved offering when given. */
+  private static InstanceType reservableType(Offering reserved) {
+    List<Offering> offerings = new ArrayList<>(List.of(Offering.of("zone-a", Labels.CAPACITY_TYPE_ON_DEMAND, 1.0, true)));
+    if (reserved != null) {
+      offerings.add(reserved);
+    }
+    Requirements requirements =
+        Requirements.of(
+            Requirement.in(Labels.INSTANCE_TYPE, "four-cpu"),
+            Requirement.in(Labels.ARCH, "amd64"),
+            Requirement.in(Labels.OS, "linux"),
+            Requirement.in(Labels.ZONE, "zone-a"),
+            Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND, Labels.CAPACITY_TYPE_RESERVED));
+    return new InstanceType("four-cpu", requirements, offerings, Resources.builder().cpu("4").memory("16Gi").pods(110).build(), Overhead.NONE);
   }
 }

@@ -229,6 +229,41 @@ class ConsolidationTest {
     assertThat(later.commands().getFirst().replacements()).isEmpty();
   }
 
+  /**
+   * Without a pod event the window counts from the NodeClaim's initialization, as upstream's
+   * IsUnderConsolidateAfter does (before, the simulation counted from its creation): a node created
+   * two hours ago but initialized ten minutes ago is still inside a one-hour window.
+   */
+  @Test
+  void aDestinationWithoutPodEventsIsUnderItsWindowFromItsInitializationNotItsCreation() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ofHours(1), List.of(budget("100%")), ladder(4), ON_DEMAND);
+    DisruptionFixture.NodeBuilder destination =
+        f.node("destination", "default", t(4)).pods(pod("500m")).notConsolidatable()
+            .createdAt(NOW.minus(Duration.ofHours(2))).initializedAt(NOW.minus(Duration.ofMinutes(10)));
+    f.node("candidate", "default", t(1)).pods(pod("500m")).lastPodEvent(NOW.minus(Duration.ofHours(2)));
+    Decision decision = f.decide();
+    assertThat(decision.isEmpty()).isTrue();
+    assertThat(messages(decision, "candidate")).containsExactly("can't replace with a cheaper node");
+
+    destination.initializedAt(NOW.minus(Duration.ofMinutes(90)));
+    Decision later = f.decide();
+    assertThat(later.method()).isEqualTo(Method.SINGLE_NODE_CONSOLIDATION);
+    assertThat(later.commands().getFirst().replacements()).isEmpty();
+  }
+
+  /** An uninitialized NodeClaim has no window (upstream); the move fails for the uninitialized node instead. */
+  @Test
+  void anUninitializedDestinationHasNoConsolidateAfterWindow() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ofHours(1), List.of(budget("100%")), ladder(4), ON_DEMAND);
+    f.node("destination", "default", t(4)).pods(pod("500m")).notConsolidatable().uninitialized().createdAt(NOW.minus(Duration.ofMinutes(10)));
+    f.node("candidate", "default", t(1)).pods(pod("500m")).lastPodEvent(NOW.minus(Duration.ofHours(2)));
+    Decision decision = f.decide();
+    assertThat(decision.isEmpty()).isTrue();
+    assertThat(messages(decision, "candidate")).containsExactly("would schedule pods onto uninitialized node destination");
+  }
+
   @Test
   void driftIgnoresTheConsolidateAfterWindow() {
     DisruptionFixture f = new DisruptionFixture();
@@ -413,7 +448,7 @@ class ConsolidationTest {
     DisruptionFixture.NodeBuilder a2 = new DisruptionFixture.NodeBuilder("a2", "a", t(6)).pods(pod("1"));
     DisruptionFixture.NodeBuilder b1 = new DisruptionFixture.NodeBuilder("b1", "b", t(2)).pods(pod("1"));
     f.nodes.addAll(List.of(a1, a2, b1));
-    List<Candidate> ordered = Loop.consolidationOrder(Candidates.of(f.input()).graceful());
+    List<Candidate> ordered = DisruptionPass.consolidationOrder(Candidates.of(f.input()).graceful());
     assertThat(ordered).extracting(Candidate::name).containsExactly("a1", "b1", "a2");
   }
 
@@ -422,22 +457,22 @@ class ConsolidationTest {
   void shouldStopMultiNodeConsolidationAfterTheDeadlineIsReached() {
     DisruptionFixture f = tenUnderutilizedNodes();
     f.clock.autoAdvance(Duration.ofMinutes(2));
-    Loop loop = new Loop(f.input());
-    assertThat(MultiNodeConsolidation.compute(loop)).isEmpty();
-    assertThat(loop.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
+    DisruptionPass pass = new DisruptionPass(f.input());
+    assertThat(MultiNodeConsolidation.compute(pass)).isEmpty();
+    assertThat(pass.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
   }
 
   @Test
   void multiNodeConsolidationReturnsTheLastValidCommandOnTimeout() {
-    List<Command> unhurried = MultiNodeConsolidation.compute(new Loop(tenUnderutilizedNodes().input()));
+    List<Command> unhurried = MultiNodeConsolidation.compute(new DisruptionPass(tenUnderutilizedNodes().input()));
     assertThat(unhurried.getFirst().candidates()).hasSize(10);
 
     DisruptionFixture hurried = tenUnderutilizedNodes();
     // the deadline is read once and each check advances 20 s: three simulations fit in the minute
     hurried.clock.autoAdvance(Duration.ofSeconds(20));
-    Loop loop = new Loop(hurried.input());
-    List<Command> commands = MultiNodeConsolidation.compute(loop);
-    assertThat(loop.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
+    DisruptionPass pass = new DisruptionPass(hurried.input());
+    List<Command> commands = MultiNodeConsolidation.compute(pass);
+    assertThat(pass.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
     assertThat(commands).hasSize(1);
     assertThat(commands.getFirst().candidates()).hasSize(9);
   }
@@ -448,9 +483,9 @@ class ConsolidationTest {
     f.pool("default", ladder(4), ON_DEMAND);
     f.node("candidate", "default", t(4)).pods(pod("500m"));
     f.clock.autoAdvance(Duration.ofMinutes(4));
-    Loop loop = new Loop(f.input());
-    assertThat(SingleNodeConsolidation.compute(loop)).isEmpty();
-    assertThat(loop.timedOut()).containsExactly(Method.SINGLE_NODE_CONSOLIDATION);
+    DisruptionPass pass = new DisruptionPass(f.input());
+    assertThat(SingleNodeConsolidation.compute(pass)).isEmpty();
+    assertThat(pass.timedOut()).containsExactly(Method.SINGLE_NODE_CONSOLIDATION);
   }
 
   private static DisruptionFixture tenUnderutilizedNodes() {

@@ -131,6 +131,8 @@ final class DisruptionFixture {
     boolean consolidatable = true;
     Instant createdAt = NOW.minus(Duration.ofDays(1));
     Instant lastPodEventAt;
+    /** When it became initialized; null means at its creation (for an initialized node). */
+    Instant initializedAt;
     Duration expireAfter = Duration.ofDays(30);
     Drift drift;
     boolean ready = true;
@@ -181,6 +183,11 @@ final class DisruptionFixture {
 
     NodeBuilder lastPodEvent(Instant at) {
       lastPodEventAt = at;
+      return this;
+    }
+
+    NodeBuilder initializedAt(Instant at) {
+      initializedAt = at;
       return this;
     }
 
@@ -298,6 +305,7 @@ final class DisruptionFixture {
           managed ? name + "-claim" : null,
           createdAt,
           lastPodEventAt,
+          initialized ? (initializedAt != null ? initializedAt : createdAt) : null,
           expireAfter,
           consolidatable,
           drift,

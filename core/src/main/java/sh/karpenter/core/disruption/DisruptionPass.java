@@ -14,10 +14,11 @@ import java.util.Set;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * The state one disruption loop shares between its methods: the input, the candidates, the budgets
- * left per reason, the simulation, and what the loop reports (blocked nodes, Balanced scores).
+ * One pass of the disruption loop ({@link Disruption#decide} or {@link Disruption#validate}): the
+ * state its methods share, that is the input, the candidates, the budgets left per reason, the
+ * simulation, and what the pass reports (blocked nodes, Balanced scores, methods that timed out).
  */
-final class Loop {
+final class DisruptionPass {
   final DisruptionInput input;
   final Candidates candidates;
   final Simulation simulation;
@@ -34,7 +35,7 @@ final class Loop {
   private final Map<Boolean, List<Candidate>> driftCandidates = new HashMap<>();
   private List<Candidate> consolidationCandidates;
 
-  Loop(DisruptionInput input) {
+  DisruptionPass(DisruptionInput input) {
     this.input = input;
     this.candidates = Candidates.of(input);
     this.simulation = new Simulation(input);
@@ -81,7 +82,7 @@ final class Loop {
 
   List<Candidate> emptinessCandidates() {
     if (emptinessCandidates == null) {
-      emptinessCandidates = candidates.graceful().stream().filter(Loop::emptiness).toList();
+      emptinessCandidates = candidates.graceful().stream().filter(DisruptionPass::emptiness).toList();
     }
     return emptinessCandidates;
   }
@@ -93,7 +94,7 @@ final class Loop {
   /** The consolidation candidates in {@link #consolidationOrder consolidation order}. */
   List<Candidate> consolidationCandidates() {
     if (consolidationCandidates == null) {
-      consolidationCandidates = List.copyOf(consolidationOrder(candidates.graceful().stream().filter(Loop::consolidation).toList()));
+      consolidationCandidates = List.copyOf(consolidationOrder(candidates.graceful().stream().filter(DisruptionPass::consolidation).toList()));
     }
     return consolidationCandidates;
   }
