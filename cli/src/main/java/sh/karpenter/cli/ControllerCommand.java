@@ -26,7 +26,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.controller.operator.Operator;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.snapshot.SchedulerConfig;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.catalog.AwsCatalogOptions;

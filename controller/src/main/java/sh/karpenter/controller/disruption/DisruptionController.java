@@ -19,7 +19,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;

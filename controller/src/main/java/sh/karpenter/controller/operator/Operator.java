@@ -30,6 +30,7 @@ import sh.karpenter.controller.nodeclaim.podevents.PodEvents;
 import sh.karpenter.controller.nodepool.NodePoolCounter;
 import sh.karpenter.controller.nodepool.NodePoolReadiness;
 import sh.karpenter.controller.nodepool.NodePoolValidation;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.NodeTrigger;
 import sh.karpenter.controller.provisioning.PodTrigger;

@@ -32,7 +32,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
 import sh.karpenter.controller.snapshot.DisruptionBudgets;

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.TestingEventRecorder;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.disruption.DisruptionInputs;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;

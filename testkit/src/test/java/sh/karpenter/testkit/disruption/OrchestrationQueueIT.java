@@ -25,7 +25,7 @@ import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;

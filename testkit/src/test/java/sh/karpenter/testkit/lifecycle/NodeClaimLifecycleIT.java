@@ -34,7 +34,7 @@ import sh.karpenter.controller.node.termination.NodeTermination;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.ReconcileObserver;

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.Provisioner;
 import sh.karpenter.controller.runtime.Informers;
