@@ -24,10 +24,9 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.snapshot.DisruptionBudgets;
-import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
 import sh.karpenter.core.disruption.Budget;
 import sh.karpenter.core.disruption.ConsolidationPolicy;
@@ -39,9 +38,7 @@ import sh.karpenter.core.disruption.PoolPolicy;
 import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.StateNode;
 import sh.karpenter.core.scheduling.SchedulerOptions;
-import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.wellknown.Annotations;
-import sh.karpenter.core.wellknown.TaintKeys;
 
 /**
  * Converts a {@link DisruptionView} of cluster state into core's {@link DisruptionInput}: every node
@@ -56,7 +53,6 @@ public final class DisruptionInputs {
   private static final Logger LOG = LoggerFactory.getLogger(DisruptionInputs.class);
   /** The CRD default of {@code expireAfter}, for a NodeClaim that carries none. */
   static final Duration DEFAULT_EXPIRE_AFTER = Duration.ofHours(720);
-  private static final Taint DISRUPTED = new Taint(TaintKeys.DISRUPTED, "", Taint.Effect.NoSchedule);
 
   private DisruptionInputs() {}
 
@@ -90,20 +86,20 @@ public final class DisruptionInputs {
     List<sh.karpenter.core.pod.Pod> reschedulable = new ArrayList<>();
     List<PodBlocker> blockers = new ArrayList<>();
     for (Pod pod : view.pods()) {
-      String key = key(pod);
+      String key = Pods.key(pod);
       sh.karpenter.core.pod.Pod converted = bound.get(key);
-      if (converted != null && ClusterState.reschedulable(pod)) {
+      if (converted != null && Pods.reschedulable(pod)) {
         reschedulable.add(converted);
       }
-      if (!active(pod)) {
+      if (!Pods.active(pod)) {
         continue;
       }
-      if (ClusterState.doNotDisrupt(pod, now)) {
+      if (Pods.doNotDisrupt(pod, now)) {
         blockers.add(new PodBlocker(key, "pod " + key + " has \"" + Annotations.DO_NOT_DISRUPT + "\" annotation"));
         continue;
       }
       // Pods that will not be evicted (mirror pods, pods tolerating the disrupted taint) ignore PDBs.
-      if (ClusterState.mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(DISRUPTED)))) {
+      if (Pods.mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(Pods.DISRUPTED)))) {
         continue;
       }
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
@@ -111,7 +107,7 @@ public final class DisruptionInputs {
     boolean instanceTerminating = Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING);
     // As the provisioning snapshot sees it: the Node or the NodeClaim is deleting. Upstream's Deleted()
     // ignores a managed node's Node, but Node termination deletes the NodeClaim at once.
-    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim)) || instanceTerminating;
+    boolean deleting = (node != null && Metadata.deleting(node)) || (claim != null && Metadata.deleting(claim)) || instanceTerminating;
     return new StateNode(
         view.node(),
         claimName,
@@ -120,12 +116,12 @@ public final class DisruptionInputs {
         expireAfter(claim),
         Conditions.isTrue(conditions, ConditionTypes.CONSOLIDATABLE),
         drift(conditions),
-        node != null && NodeClaims.nodeReady(node),
+        node != null && Metadata.ready(node),
         deleting,
         instanceTerminating,
         view.markedForDeletion() || (claimName != null && queued.test(claimName)),
         view.nominated(),
-        node != null && "true".equals(annotations(node).get(Annotations.DO_NOT_DISRUPT)),
+        node != null && "true".equals(Metadata.annotations(node).get(Annotations.DO_NOT_DISRUPT)),
         claim != null && claim.getSpec() != null && claim.getSpec().getTerminationGracePeriod() != null,
         reschedulable,
         blockers);
@@ -199,18 +195,4 @@ public final class DisruptionInputs {
     }
   }
 
-  /** Upstream's {@code IsActive}: neither finished nor terminating. */
-  private static boolean active(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
-  }
-
-  private static Map<String, String> annotations(HasMetadata object) {
-    return object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
-  }
-
-  private static String key(Pod pod) {
-    String namespace = pod.getMetadata().getNamespace();
-    return (namespace == null ? "default" : namespace) + "/" + pod.getMetadata().getName();
-  }
 }

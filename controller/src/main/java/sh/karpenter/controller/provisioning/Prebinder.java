@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
@@ -210,14 +211,13 @@ public final class Prebinder implements Reconciler<String> {
     if (!Objects.equals(ref.uid(), pod.getMetadata().getUid())) {
       return Decision.REPLACED;
     }
-    if (pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
+    if (Pods.bound(pod)) {
       return Decision.BOUND;
     }
-    if (ObjectWrites.isDeleting(pod)) {
+    if (Pods.terminating(pod)) {
       return Decision.TERMINATING;
     }
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (Pods.terminal(pod)) {
       return Decision.FINISHED;
     }
     if (node != null && !toleratesForBinding(pod, node)) {

@@ -28,6 +28,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Reconciler;
@@ -248,7 +249,7 @@ public final class NodeTermination implements Reconciler<String> {
       }
       return;
     }
-    LOG.info("deleted pod {} with {}s grace to meet the node's termination time {}", DrainPods.key(pod), deletion.gracePeriodSeconds(), deadline);
+    LOG.info("deleted pod {} with {}s grace to meet the node's termination time {}", Pods.key(pod), deletion.gracePeriodSeconds(), deadline);
     metrics.disruption().podDrained(disruptionReason(nodeClaim));
   }
 
@@ -277,8 +278,8 @@ public final class NodeTermination implements Reconciler<String> {
   /** Adds the disrupted taint and the exclude label when missing; the Node as stored. */
   private Node taint(Node node) {
     List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
-    boolean tainted = taints.stream().anyMatch(t -> DrainPods.DISRUPTED.key().equals(t.getKey())
-        && DrainPods.DISRUPTED.effect().name().equals(t.getEffect()) && (t.getValue() == null || t.getValue().isEmpty()));
+    boolean tainted = taints.stream().anyMatch(t -> Pods.DISRUPTED.key().equals(t.getKey())
+        && Pods.DISRUPTED.effect().name().equals(t.getEffect()) && (t.getValue() == null || t.getValue().isEmpty()));
     Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
     boolean labelled = EXCLUDE_VALUE.equals(labels.get(Labels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS));
     if (tainted && labelled) {
@@ -286,14 +287,14 @@ public final class NodeTermination implements Reconciler<String> {
     }
     List<Taint> updated = new ArrayList<>(taints);
     if (!tainted) {
-      updated.removeIf(t -> DrainPods.DISRUPTED.key().equals(t.getKey()));
-      updated.add(new TaintBuilder().withKey(DrainPods.DISRUPTED.key()).withEffect(DrainPods.DISRUPTED.effect().name()).build());
+      updated.removeIf(t -> Pods.DISRUPTED.key().equals(t.getKey()));
+      updated.add(new TaintBuilder().withKey(Pods.DISRUPTED.key()).withEffect(Pods.DISRUPTED.effect().name()).build());
     }
     Map<String, Object> patch = new LinkedHashMap<>(ObjectWrites.metadata(Map.of("labels", Map.of(Labels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, EXCLUDE_VALUE))));
     patch.put("spec", Map.of("taints", updated));
     Node written = ObjectWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(),
         node.getMetadata().getResourceVersion(), patch);
-    LOG.info("tainted node {} {}:{}", node.getMetadata().getName(), DrainPods.DISRUPTED.key(), DrainPods.DISRUPTED.effect());
+    LOG.info("tainted node {} {}:{}", node.getMetadata().getName(), Pods.DISRUPTED.key(), Pods.DISRUPTED.effect());
     return written;
   }
 

@@ -20,6 +20,7 @@ import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TokenBucket;
@@ -159,9 +160,7 @@ final class Launch implements Step {
 
   /** Neither bound to a node, finished, nor terminating: the event would otherwise mislead. */
   static boolean waiting(Pod pod) {
-    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !bound && !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
+    return !Pods.bound(pod) && Pods.active(pod);
   }
 
   /**
