@@ -9,33 +9,27 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
-import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.objects.Pods;
-import sh.karpenter.controller.snapshot.DisruptionBudgets;
+import sh.karpenter.controller.snapshot.BoundPod;
+import sh.karpenter.controller.snapshot.NodePoolConverter;
+import sh.karpenter.controller.snapshot.PodDisruptionBudgets;
 import sh.karpenter.controller.state.DisruptionView;
-import sh.karpenter.core.disruption.Budget;
-import sh.karpenter.core.disruption.ConsolidationPolicy;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Drift;
 import sh.karpenter.core.disruption.PodBlocker;
 import sh.karpenter.core.disruption.PoolPolicy;
-import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.StateNode;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.wellknown.Annotations;
@@ -46,8 +40,8 @@ import sh.karpenter.core.wellknown.Annotations;
  * event time, {@code Consolidatable} and {@code Drifted} conditions, the Node's readiness, deletion
  * and {@code InstanceTerminating}, deletion marks,
  * nominations, the node's {@code do-not-disrupt} annotation, its reschedulable pods and the pods that
- * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} with
- * upstream's defaults, and the provisioning snapshot's scheduler input for simulations.
+ * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} ({@link
+ * NodePoolConverter#disruptionPolicy}), and the provisioning snapshot's scheduler input for simulations.
  */
 public final class DisruptionInputs {
   private static final Logger LOG = LoggerFactory.getLogger(DisruptionInputs.class);
@@ -64,31 +58,29 @@ public final class DisruptionInputs {
    */
   public static DisruptionInput of(
       DisruptionView view, Predicate<String> queued, SchedulerOptions scheduler, Instant now, DisruptionOptions options) {
-    DisruptionBudgets pdbs = DisruptionBudgets.of(view.podDisruptionBudgets());
+    PodDisruptionBudgets pdbs = PodDisruptionBudgets.of(view.podDisruptionBudgets());
     List<StateNode> nodes = new ArrayList<>(view.nodes().size());
     for (DisruptionView.NodeView node : view.nodes()) {
       nodes.add(stateNode(node, queued, pdbs, now));
     }
     Map<String, PoolPolicy> pools = new LinkedHashMap<>();
-    view.nodePools().forEach((name, pool) -> pools.put(name, policy(pool)));
+    view.nodePools().forEach((name, pool) -> pools.put(name, NodePoolConverter.disruptionPolicy(pool)));
     return new DisruptionInput(nodes, pools, view.scheduling().cluster().schedulingInput(scheduler), now, options);
   }
 
   /** One node as disruption sees it. */
-  static StateNode stateNode(DisruptionView.NodeView view, Predicate<String> queued, DisruptionBudgets pdbs, Instant now) {
+  static StateNode stateNode(DisruptionView.NodeView view, Predicate<String> queued, PodDisruptionBudgets pdbs, Instant now) {
     NodeClaim claim = view.nodeClaim();
     Node node = view.object();
     String claimName = claim == null ? null : claim.getMetadata().getName();
     List<Condition> conditions = claim == null || claim.getStatus() == null ? null : claim.getStatus().getConditions();
-    Map<String, sh.karpenter.core.pod.Pod> bound = new HashMap<>();
-    view.node().pods().forEach(p -> bound.put(p.key(), p));
-
     List<sh.karpenter.core.pod.Pod> reschedulable = new ArrayList<>();
     List<PodBlocker> blockers = new ArrayList<>();
-    for (Pod pod : view.pods()) {
-      String key = Pods.key(pod);
-      sh.karpenter.core.pod.Pod converted = bound.get(key);
-      if (converted != null && Pods.reschedulable(pod)) {
+    for (BoundPod bound : view.pods()) {
+      Pod pod = bound.object();
+      sh.karpenter.core.pod.Pod converted = bound.pod();
+      String key = converted.key();
+      if (Pods.reschedulable(pod)) {
         reschedulable.add(converted);
       }
       if (!Pods.active(pod)) {
@@ -99,7 +91,7 @@ public final class DisruptionInputs {
         continue;
       }
       // Pods that will not be evicted (mirror pods, pods tolerating the disrupted taint) ignore PDBs.
-      if (Pods.mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(Pods.DISRUPTED)))) {
+      if (Pods.mirror(pod) || converted.tolerations().stream().anyMatch(t -> t.tolerates(Pods.DISRUPTED))) {
         continue;
       }
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
@@ -125,41 +117,6 @@ public final class DisruptionInputs {
         claim != null && claim.getSpec() != null && claim.getSpec().getTerminationGracePeriod() != null,
         reschedulable,
         blockers);
-  }
-
-  /** A NodePool's {@code spec.disruption} with upstream's defaults (WhenEmptyOrUnderutilized, 0s, [10%]). */
-  static PoolPolicy policy(NodePool pool) {
-    var disruption = pool.getSpec() == null ? null : pool.getSpec().getDisruption();
-    ConsolidationPolicy policy = ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
-    Duration consolidateAfter = Duration.ZERO;
-    List<Budget> budgets = new ArrayList<>();
-    if (disruption != null) {
-      if (disruption.getConsolidationPolicy() != null) {
-        policy = switch (disruption.getConsolidationPolicy()) {
-          case WhenEmpty -> ConsolidationPolicy.WHEN_EMPTY;
-          case WhenEmptyOrUnderutilized -> ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
-          case Balanced -> ConsolidationPolicy.BALANCED;
-        };
-      }
-      if (disruption.getConsolidateAfter() != null) {
-        consolidateAfter = disruption.getConsolidateAfter().duration();
-      }
-      for (sh.karpenter.api.v1.Budget budget : disruption.getBudgets() == null ? List.<sh.karpenter.api.v1.Budget>of() : disruption.getBudgets()) {
-        Set<Reason> reasons = null;
-        if (budget.getReasons() != null) {
-          reasons = new LinkedHashSet<>();
-          for (DisruptionReason reason : budget.getReasons()) {
-            reasons.add(Reason.ofApiName(reason.name()));
-          }
-        }
-        budgets.add(new Budget(
-            budget.getNodes() == null ? Budget.DEFAULT.nodes() : budget.getNodes(),
-            budget.getSchedule(),
-            budget.getDuration() == null ? null : budget.getDuration().duration(),
-            reasons));
-      }
-    }
-    return new PoolPolicy(pool.getMetadata().getName(), policy, consolidateAfter, budgets);
   }
 
   /** {@code spec.expireAfter}: null for Never, upstream's 720h default when absent. */

@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -364,6 +364,7 @@ public final class SnapshotBuilder {
     Set<String> warnings = new LinkedHashSet<>();
     Map<String, List<sh.karpenter.core.pod.Pod>> boundByNode = new HashMap<>();
     Map<String, List<SourcedPod>> boundPodsByNode = new HashMap<>();
+    Map<String, List<BoundPod>> boundPairs = new HashMap<>();
     List<sh.karpenter.core.pod.Pod> pending = new ArrayList<>();
     List<PodError> rejected = new ArrayList<>();
     Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
@@ -383,6 +384,7 @@ public final class SnapshotBuilder {
       if (nodeName != null && !nodeName.isEmpty()) {
         boundByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(converted);
         boundPodsByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(sourced);
+        boundPairs.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(new BoundPod(pod, converted));
       } else if (Pods.provisionable(pod)) {
         String rejection = admitted.rejection() != null ? admitted.rejection() : rejection(pod, converted, volumeTopology);
         if (rejection == null) {
@@ -483,7 +485,8 @@ public final class SnapshotBuilder {
         List.copyOf(daemonSetPods),
         volumeTopology,
         namespaceLabels,
-        List.copyOf(warnings));
+        List.copyOf(warnings),
+        Map.copyOf(boundPairs));
   }
 
   /**

@@ -32,8 +32,9 @@ import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.snapshot.BoundPod;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
-import sh.karpenter.controller.snapshot.DisruptionBudgets;
+import sh.karpenter.controller.snapshot.PodDisruptionBudgets;
 import sh.karpenter.controller.snapshot.NodeClaimConverter;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
@@ -246,7 +247,7 @@ public final class ClusterState {
         nodeClaimNames.put(claim.getMetadata().getName(), claim.getMetadata().getName());
       }
     }
-    DisruptionBudgets budgets = null;
+    PodDisruptionBudgets budgets = null;
     Instant now = clock.instant();
     for (Pod pod : pods) {
       String nodeName = Pods.nodeName(pod);
@@ -260,7 +261,7 @@ public final class ClusterState {
         }
       } else if (deletingNodes.contains(nodeName)) {
         if (budgets == null) {
-          budgets = DisruptionBudgets.of(informers.podDisruptionBudgets().getStore().list());
+          budgets = PodDisruptionBudgets.of(informers.podDisruptionBudgets().getStore().list());
         }
         if (Pods.reschedulable(pod) && !Pods.doNotDisrupt(pod, now) && !budgets.blocksEviction(pod)) {
           inputs.add(new Input(asPending(pod), origin));
@@ -340,6 +341,7 @@ public final class ClusterState {
     StateSnapshot snapshot = snapshot(listing);
     Map<String, ExistingNode> converted = new HashMap<>();
     snapshot.cluster().nodes().forEach(n -> converted.put(n.name(), n));
+    ClusterSnapshot cluster = snapshot.cluster();
     Map<String, NodeClaim> claimByProviderId = new HashMap<>();
     Map<String, NodeClaim> claimByName = new HashMap<>();
     for (NodeClaim claim : listing.claims()) {
@@ -362,11 +364,14 @@ public final class ClusterState {
       String name = node.getMetadata().getName();
       String providerId = providerId(node);
       NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
-      List<Pod> pods = podsByNode.getOrDefault(name, List.of());
-      ExistingNode existing = converted.containsKey(name) ? converted.get(name) : convertLeftOut(node, claim, pods, runtimeClasses);
+      ClusterSnapshot source = converted.containsKey(name)
+          ? cluster
+          : convertLeftOut(node, claim, podsByNode.getOrDefault(name, List.of()), runtimeClasses);
+      ExistingNode existing = source == null ? null : source.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
       if (existing == null) {
         continue;
       }
+      List<BoundPod> pods = source.boundPods(name);
       boolean nominated = isNominated(name) || (claim != null && isNominated(claim.getMetadata().getName()));
       views.add(new DisruptionView.NodeView(
           existing, node, claim, pods, providerId != null && markedForDeletion.contains(providerId), nominated));
@@ -383,9 +388,9 @@ public final class ClusterState {
 
   /**
    * A Node the provisioning snapshot left out (being deleted or marked for deletion), converted by
-   * the same builder as if it were live; null when it cannot be converted.
+   * the same builder as if it were live, alone in a snapshot; null when it cannot be converted.
    */
-  private static ExistingNode convertLeftOut(Node node, NodeClaim claim, List<Pod> pods, List<RuntimeClass> runtimeClasses) {
+  private static ClusterSnapshot convertLeftOut(Node node, NodeClaim claim, List<Pod> pods, List<RuntimeClass> runtimeClasses) {
     String name = node.getMetadata().getName();
     Node live = Metadata.deleting(node) ? new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build() : node;
     SnapshotBuilder builder = new SnapshotBuilder(pool -> List.of());
@@ -396,7 +401,7 @@ public final class ClusterState {
       }
       pods.forEach(pod -> builder.add(pod, "Pod " + Pods.key(pod)));
       runtimeClasses.forEach(runtimeClass -> builder.add(runtimeClass, "RuntimeClass " + runtimeClass.getMetadata().getName()));
-      return builder.build().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
+      return builder.build();
     } catch (SnapshotInputException e) {
       LOG.warn("leaving an invalid node out of disruption: {}", e.getMessage());
       return null;

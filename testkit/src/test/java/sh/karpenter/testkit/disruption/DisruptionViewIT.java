@@ -108,7 +108,7 @@ class DisruptionViewIT {
     for (String name : List.of("staying", "marked", "deleting")) {
       DisruptionView.NodeView node = byName.get(name);
       assertThat(node.nodeClaim().getMetadata().getName()).isEqualTo(name);
-      assertThat(node.pods()).extracting(p -> p.getMetadata().getName()).containsExactly("pod-" + name);
+      assertThat(node.pods()).extracting(p -> p.object().getMetadata().getName()).containsExactly("pod-" + name);
       assertThat(node.node().pods()).extracting(Pod::name).containsExactly("pod-" + name);
       assertThat(node.node().initialized()).isTrue();
     }
