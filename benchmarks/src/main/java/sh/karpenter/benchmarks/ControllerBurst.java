@@ -16,7 +16,7 @@ import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.KubernetesEventRecorder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.wellknown.Labels;

@@ -26,7 +26,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.controller.operator.Operator;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
+import sh.karpenter.controller.runtime.ClientRateLimit;
 import sh.karpenter.controller.snapshot.SchedulerConfig;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.catalog.AwsCatalogOptions;
@@ -169,7 +170,8 @@ public final class ControllerCommand implements Callable<Integer> {
     configureLogging(level);
     Config config = kube.config();
     config.setRequestRetryBackoffLimit(3);
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
+    try (KubernetesClient client =
+        ClientRateLimit.limit(new KubernetesClientBuilder().withConfig(config), kubeClientQps, kubeClientBurst).build()) {
       awaitApiServer(client, kube);
       try (KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
           Operator operator = new Operator(client, provider, options, Clock.systemUTC())) {

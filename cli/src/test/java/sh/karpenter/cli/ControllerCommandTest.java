@@ -7,7 +7,7 @@ import java.io.StringWriter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
 
 /** Flag parsing of {@code karpenter controller}; running it against a cluster is tested in testkit. */

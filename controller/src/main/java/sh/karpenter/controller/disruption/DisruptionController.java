@@ -18,8 +18,8 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
@@ -224,7 +224,7 @@ public final class DisruptionController {
     for (DisruptionView.NodeView node : view.nodes()) {
       NodeClaim claim = node.nodeClaim();
       Node object = node.object();
-      if (object == null || claim == null || node.markedForDeletion() || ObjectWrites.isDeleting(object) || ObjectWrites.isDeleting(claim)
+      if (object == null || claim == null || node.markedForDeletion() || Metadata.deleting(object) || Metadata.deleting(claim)
           || queue.holds(claim.getMetadata().getName())) {
         continue;
       }

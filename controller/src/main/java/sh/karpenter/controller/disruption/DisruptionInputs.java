@@ -9,39 +9,30 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
-import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.snapshot.DisruptionBudgets;
-import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.objects.Pods;
+import sh.karpenter.controller.snapshot.BoundPod;
+import sh.karpenter.controller.snapshot.NodePoolConverter;
+import sh.karpenter.controller.snapshot.PodDisruptionBudgets;
 import sh.karpenter.controller.state.DisruptionView;
-import sh.karpenter.core.disruption.Budget;
-import sh.karpenter.core.disruption.ConsolidationPolicy;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Drift;
 import sh.karpenter.core.disruption.PodBlocker;
 import sh.karpenter.core.disruption.PoolPolicy;
-import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.StateNode;
 import sh.karpenter.core.scheduling.SchedulerOptions;
-import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.wellknown.Annotations;
-import sh.karpenter.core.wellknown.TaintKeys;
 
 /**
  * Converts a {@link DisruptionView} of cluster state into core's {@link DisruptionInput}: every node
@@ -49,14 +40,13 @@ import sh.karpenter.core.wellknown.TaintKeys;
  * event time, {@code Consolidatable} and {@code Drifted} conditions, the Node's readiness, deletion
  * and {@code InstanceTerminating}, deletion marks,
  * nominations, the node's {@code do-not-disrupt} annotation, its reschedulable pods and the pods that
- * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} with
- * upstream's defaults, and the provisioning snapshot's scheduler input for simulations.
+ * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} ({@link
+ * NodePoolConverter#disruptionPolicy}), and the provisioning snapshot's scheduler input for simulations.
  */
 public final class DisruptionInputs {
   private static final Logger LOG = LoggerFactory.getLogger(DisruptionInputs.class);
   /** The CRD default of {@code expireAfter}, for a NodeClaim that carries none. */
   static final Duration DEFAULT_EXPIRE_AFTER = Duration.ofHours(720);
-  private static final Taint DISRUPTED = new Taint(TaintKeys.DISRUPTED, "", Taint.Effect.NoSchedule);
 
   private DisruptionInputs() {}
 
@@ -68,42 +58,40 @@ public final class DisruptionInputs {
    */
   public static DisruptionInput of(
       DisruptionView view, Predicate<String> queued, SchedulerOptions scheduler, Instant now, DisruptionOptions options) {
-    DisruptionBudgets pdbs = DisruptionBudgets.of(view.podDisruptionBudgets());
+    PodDisruptionBudgets pdbs = PodDisruptionBudgets.of(view.podDisruptionBudgets());
     List<StateNode> nodes = new ArrayList<>(view.nodes().size());
     for (DisruptionView.NodeView node : view.nodes()) {
       nodes.add(stateNode(node, queued, pdbs, now));
     }
     Map<String, PoolPolicy> pools = new LinkedHashMap<>();
-    view.nodePools().forEach((name, pool) -> pools.put(name, policy(pool)));
+    view.nodePools().forEach((name, pool) -> pools.put(name, NodePoolConverter.disruptionPolicy(pool)));
     return new DisruptionInput(nodes, pools, view.scheduling().cluster().schedulingInput(scheduler), now, options);
   }
 
   /** One node as disruption sees it. */
-  static StateNode stateNode(DisruptionView.NodeView view, Predicate<String> queued, DisruptionBudgets pdbs, Instant now) {
+  static StateNode stateNode(DisruptionView.NodeView view, Predicate<String> queued, PodDisruptionBudgets pdbs, Instant now) {
     NodeClaim claim = view.nodeClaim();
     Node node = view.object();
     String claimName = claim == null ? null : claim.getMetadata().getName();
     List<Condition> conditions = claim == null || claim.getStatus() == null ? null : claim.getStatus().getConditions();
-    Map<String, sh.karpenter.core.pod.Pod> bound = new HashMap<>();
-    view.node().pods().forEach(p -> bound.put(p.key(), p));
-
     List<sh.karpenter.core.pod.Pod> reschedulable = new ArrayList<>();
     List<PodBlocker> blockers = new ArrayList<>();
-    for (Pod pod : view.pods()) {
-      String key = key(pod);
-      sh.karpenter.core.pod.Pod converted = bound.get(key);
-      if (converted != null && ClusterState.reschedulable(pod)) {
+    for (BoundPod bound : view.pods()) {
+      Pod pod = bound.object();
+      sh.karpenter.core.pod.Pod converted = bound.pod();
+      String key = converted.key();
+      if (Pods.reschedulable(pod)) {
         reschedulable.add(converted);
       }
-      if (!active(pod)) {
+      if (!Pods.active(pod)) {
         continue;
       }
-      if (ClusterState.doNotDisrupt(pod, now)) {
+      if (Pods.doNotDisrupt(pod, now)) {
         blockers.add(new PodBlocker(key, "pod " + key + " has \"" + Annotations.DO_NOT_DISRUPT + "\" annotation"));
         continue;
       }
       // Pods that will not be evicted (mirror pods, pods tolerating the disrupted taint) ignore PDBs.
-      if (ClusterState.mirror(pod) || (converted != null && converted.tolerations().stream().anyMatch(t -> t.tolerates(DISRUPTED)))) {
+      if (Pods.mirror(pod) || converted.tolerations().stream().anyMatch(t -> t.tolerates(Pods.DISRUPTED))) {
         continue;
       }
       pdbs.blocksDisruption(pod).ifPresent(reason -> blockers.add(new PodBlocker(key, reason)));
@@ -111,7 +99,7 @@ public final class DisruptionInputs {
     boolean instanceTerminating = Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING);
     // As the provisioning snapshot sees it: the Node or the NodeClaim is deleting. Upstream's Deleted()
     // ignores a managed node's Node, but Node termination deletes the NodeClaim at once.
-    boolean deleting = (node != null && ObjectWrites.isDeleting(node)) || (claim != null && ObjectWrites.isDeleting(claim)) || instanceTerminating;
+    boolean deleting = (node != null && Metadata.deleting(node)) || (claim != null && Metadata.deleting(claim)) || instanceTerminating;
     return new StateNode(
         view.node(),
         claimName,
@@ -121,47 +109,15 @@ public final class DisruptionInputs {
         expireAfter(claim),
         Conditions.isTrue(conditions, ConditionTypes.CONSOLIDATABLE),
         drift(conditions),
-        node != null && NodeClaims.nodeReady(node),
+        node != null && Metadata.ready(node),
         deleting,
         instanceTerminating,
         view.markedForDeletion() || (claimName != null && queued.test(claimName)),
         view.nominated(),
-        node != null && "true".equals(annotations(node).get(Annotations.DO_NOT_DISRUPT)),
+        node != null && "true".equals(Metadata.annotations(node).get(Annotations.DO_NOT_DISRUPT)),
         claim != null && claim.getSpec() != null && claim.getSpec().getTerminationGracePeriod() != null,
         reschedulable,
         blockers);
-  }
-
-  /** A NodePool's {@code spec.disruption} with upstream's defaults (WhenEmptyOrUnderutilized, 0s, [10%]). */
-  static PoolPolicy policy(NodePool pool) {
-    var disruption = pool.getSpec() == null ? null : pool.getSpec().getDisruption();
-    ConsolidationPolicy policy = ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
-    Duration consolidateAfter = sh.karpenter.api.v1.Disruption.consolidateAfterOf(disruption);
-    List<Budget> budgets = new ArrayList<>();
-    if (disruption != null) {
-      if (disruption.getConsolidationPolicy() != null) {
-        policy = switch (disruption.getConsolidationPolicy()) {
-          case WhenEmpty -> ConsolidationPolicy.WHEN_EMPTY;
-          case WhenEmptyOrUnderutilized -> ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
-          case Balanced -> ConsolidationPolicy.BALANCED;
-        };
-      }
-      for (sh.karpenter.api.v1.Budget budget : disruption.getBudgets() == null ? List.<sh.karpenter.api.v1.Budget>of() : disruption.getBudgets()) {
-        Set<Reason> reasons = null;
-        if (budget.getReasons() != null) {
-          reasons = new LinkedHashSet<>();
-          for (DisruptionReason reason : budget.getReasons()) {
-            reasons.add(Reason.ofApiName(reason.name()));
-          }
-        }
-        budgets.add(new Budget(
-            budget.getNodes() == null ? Budget.DEFAULT.nodes() : budget.getNodes(),
-            budget.getSchedule(),
-            budget.getDuration() == null ? null : budget.getDuration().duration(),
-            reasons));
-      }
-    }
-    return new PoolPolicy(pool.getMetadata().getName(), policy, consolidateAfter, budgets);
   }
 
   /** {@code spec.expireAfter}: null for Never, upstream's 720h default when absent. */
@@ -197,18 +153,4 @@ public final class DisruptionInputs {
     }
   }
 
-  /** Upstream's {@code IsActive}: neither finished nor terminating. */
-  private static boolean active(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
-  }
-
-  private static Map<String, String> annotations(HasMetadata object) {
-    return object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
-  }
-
-  private static String key(Pod pod) {
-    String namespace = pod.getMetadata().getNamespace();
-    return (namespace == null ? "default" : namespace) + "/" + pod.getMetadata().getName();
-  }
 }

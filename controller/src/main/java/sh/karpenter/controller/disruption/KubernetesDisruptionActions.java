@@ -16,11 +16,11 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
 import sh.karpenter.controller.provisioning.NodeClaimFactory;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.wellknown.TaintKeys;
@@ -32,7 +32,6 @@ import sh.karpenter.core.wellknown.TaintKeys;
  * NodeClaimFactory} from their NodePool, exactly as provisioning writes NodeClaims.
  */
 public final class KubernetesDisruptionActions implements DisruptionActions {
-  private static final int ATTEMPTS = 5;
   private static final String NO_SCHEDULE = "NoSchedule";
 
   private final KubernetesClient client;
@@ -49,17 +48,17 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
 
   @Override
   public void markDisrupted(String nodeName, String nodeClaimName, Reason reason) {
-    retryOnConflict(() -> taint(nodeName, true));
-    retryOnConflict(() -> disruptionReason(nodeClaimName, reason));
+    OptimisticWrites.retryOnConflict(() -> taint(nodeName, true));
+    OptimisticWrites.retryOnConflict(() -> disruptionReason(nodeClaimName, reason));
   }
 
   @Override
   public void unmarkDisrupted(String nodeName, String nodeClaimName) {
     if (nodeName != null) {
-      retryOnConflict(() -> taint(nodeName, false));
+      OptimisticWrites.retryOnConflict(() -> taint(nodeName, false));
     }
     if (nodeClaimName != null) {
-      retryOnConflict(() -> disruptionReason(nodeClaimName, null));
+      OptimisticWrites.retryOnConflict(() -> disruptionReason(nodeClaimName, null));
     }
   }
 
@@ -77,7 +76,7 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
 
   @Override
   public void delete(String nodeClaimName) {
-    ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaimName), null);
+    OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaimName), null);
   }
 
   @Override
@@ -109,7 +108,7 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
     } else {
       updated.removeIf(KubernetesDisruptionActions::isDisrupted);
     }
-    ObjectWrites.mergePatch(client.nodes().withName(nodeName), client.getKubernetesSerialization(),
+    OptimisticWrites.mergePatch(client.nodes().withName(nodeName), client.getKubernetesSerialization(),
         node.getMetadata().getResourceVersion(), Map.of("spec", Map.of("taints", updated)));
   }
 
@@ -144,18 +143,5 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
 
   private static boolean isDisrupted(Taint taint) {
     return TaintKeys.DISRUPTED.equals(taint.getKey()) && NO_SCHEDULE.equals(taint.getEffect());
-  }
-
-  private static void retryOnConflict(Runnable write) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        write.run();
-        return;
-      } catch (RuntimeException e) {
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
   }
 }

@@ -17,9 +17,9 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.disruption.Candidate;
@@ -149,7 +149,7 @@ public final class OrchestrationQueue {
     boolean markingFailed = false;
     for (Candidate candidate : command.candidates()) {
       try {
-        String providerId = actions.nodeClaim(candidate.nodeClaimName()).map(NodeClaims::providerId).orElse("");
+        String providerId = actions.nodeClaim(candidate.nodeClaimName()).map(Metadata::providerId).orElse("");
         actions.markDisrupted(candidate.name(), candidate.nodeClaimName(), command.reason());
         marked.add(new Target(candidate, providerId));
       } catch (RuntimeException e) {
@@ -220,7 +220,7 @@ public final class OrchestrationQueue {
         continue;
       }
       Optional<NodeClaim> replacement = actions.nodeClaim(name);
-      if (replacement.isEmpty() || ObjectWrites.isDeleting(replacement.get())) {
+      if (replacement.isEmpty() || Metadata.deleting(replacement.get())) {
         return Outcome.failed("replacement NodeClaim " + name + " was deleted");
       }
       events.launching(replacement.get(), command.reason());
@@ -273,7 +273,7 @@ public final class OrchestrationQueue {
     String consolidationPolicy = command.method().consolidationType().isEmpty() || candidate.pool() == null
         ? ""
         : candidate.pool().policy().metricLabel();
-    String terminationMode = claim.map(NodeClaims::terminationMode)
+    String terminationMode = claim.map(DisruptionLabels::terminationMode)
         .orElse(candidate.state().hasTerminationGracePeriod() ? DisruptionLabels.EVENTUAL : DisruptionLabels.GRACEFUL);
     return new DisruptionLabels(command.reason().metricLabel(), candidate.nodePoolName(), capacityType, consolidationPolicy, terminationMode);
   }

@@ -1,5 +1,9 @@
 package sh.karpenter.controller.metrics;
 
+import sh.karpenter.api.v1.GoDuration;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.runtime.NodeClaims;
+
 /**
  * The labels upstream v1.15 puts on {@code karpenter_nodeclaims_disrupted_total} and {@code
  * karpenter_pods_disruption_initiated_total}: why the NodeClaim was disrupted, its NodePool and
@@ -17,6 +21,27 @@ public record DisruptionLabels(
   public static final String EVENTUAL = "eventual";
   /** A {@code terminationGracePeriod} of zero: terminated at once. */
   public static final String FORCEFUL = "forceful";
+
+  /**
+   * The labels for a NodeClaim disrupted for {@code reason} outside consolidation (expiry, garbage
+   * collection, a failed launch or registration): no consolidation policy.
+   */
+  public static DisruptionLabels of(NodeClaim nodeClaim, String reason) {
+    return new DisruptionLabels(reason, NodeClaims.nodePool(nodeClaim), NodeClaims.capacityType(nodeClaim), "", terminationMode(nodeClaim));
+  }
+
+  /**
+   * How the NodeClaim's node terminates (upstream's {@code DisruptionTerminationMode}): {@link
+   * #GRACEFUL} without a {@code terminationGracePeriod}, {@link #FORCEFUL} with one of zero, else
+   * {@link #EVENTUAL}.
+   */
+  public static String terminationMode(NodeClaim nodeClaim) {
+    GoDuration gracePeriod = nodeClaim == null || nodeClaim.getSpec() == null ? null : nodeClaim.getSpec().getTerminationGracePeriod();
+    if (gracePeriod == null) {
+      return GRACEFUL;
+    }
+    return gracePeriod.duration().isPositive() ? EVENTUAL : FORCEFUL;
+  }
 
   String[] values() {
     return new String[] {

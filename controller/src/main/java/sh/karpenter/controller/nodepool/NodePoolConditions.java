@@ -3,7 +3,7 @@ package sh.karpenter.controller.nodepool;
 import java.time.Instant;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 
 /** Sets one of a NodePool's conditions and recomputes its {@code Ready} root condition. */
 final class NodePoolConditions {

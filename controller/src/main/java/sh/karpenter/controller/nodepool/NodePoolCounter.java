@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.core.resources.ResourceNames;
@@ -113,7 +114,7 @@ public final class NodePoolCounter implements Reconciler<String> {
       count++;
     }
     for (NodeClaim nodeClaim : nodeClaims) {
-      String providerId = NodeClaims.providerId(nodeClaim);
+      String providerId = Metadata.providerId(nodeClaim);
       if (providerId.isEmpty() || providerIds.contains(providerId) || !nodePool.equals(NodeClaims.nodePool(nodeClaim))) {
         continue;
       }

@@ -14,10 +14,11 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 
 /**
  * The {@code nodepool.readiness} controller, keyed by NodePool name: sets {@code NodeClassReady} from
@@ -75,7 +76,7 @@ public final class NodePoolReadiness implements Reconciler<String> {
     try {
       nodeClass = lookup(ref);
     } catch (KubernetesClientException e) {
-      if (ObjectWrites.isNotFound(e) || e.getCode() == 0) {
+      if (OptimisticWrites.isNotFound(e) || e.getCode() == 0) {
         nodeClass = null;
       } else {
         throw e;
@@ -89,7 +90,7 @@ public final class NodePoolReadiness implements Reconciler<String> {
     if (nodeClass == null) {
       return new Verdict(Conditions.FALSE, "NodeClassNotFound", "NodeClass not found on cluster");
     }
-    if (ObjectWrites.isDeleting(nodeClass)) {
+    if (Metadata.deleting(nodeClass)) {
       return new Verdict(Conditions.FALSE, "NodeClassTerminating", "NodeClass is Terminating");
     }
     Map<String, Object> ready = readyCondition(nodeClass);

@@ -9,9 +9,9 @@ import java.util.function.BiConsumer;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.api.v1.NodePoolStatus;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 
 /**
  * Writes a NodePool's status for the NodePool controllers: applies a change to a copy, writes it
@@ -21,7 +21,6 @@ import sh.karpenter.controller.runtime.Informers;
  */
 final class NodePoolStatusWriter {
   static final String KIND = "nodepool";
-  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -50,8 +49,7 @@ final class NodePoolStatusWriter {
    * @return true when a write happened
    */
   boolean update(String name, BiConsumer<NodePool, Instant> change) {
-    NodePool stored = get(name);
-    for (int attempt = 1; ; attempt++) {
+    return OptimisticWrites.retryOnConflict(get(name), stored -> {
       if (stored == null) {
         return false;
       }
@@ -67,19 +65,16 @@ final class NodePoolStatusWriter {
       }
       try {
         client.resources(NodePool.class).resource(working).updateStatus();
-        StatusConditions.recordTransitions(metrics, KIND,
-            stored.getStatus() == null ? null : stored.getStatus().getConditions(), working.getStatus().getConditions(), now);
-        return true;
       } catch (RuntimeException e) {
-        if (ObjectWrites.isNotFound(e)) {
+        if (OptimisticWrites.isNotFound(e)) {
           return false;
         }
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        stored = client.resources(NodePool.class).withName(name).get();
+        throw e;
       }
-    }
+      StatusConditions.recordTransitions(metrics, KIND,
+          stored.getStatus() == null ? null : stored.getStatus().getConditions(), working.getStatus().getConditions(), now);
+      return true;
+    }, () -> client.resources(NodePool.class).withName(name).get());
   }
 
   private NodePoolStatus normalized(NodePool pool) {

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 
 /**
  * Gathers provisioning triggers into batches (upstream {@code Batcher}), so that pods created

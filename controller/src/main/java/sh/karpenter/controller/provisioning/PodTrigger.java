@@ -4,11 +4,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
@@ -28,7 +28,6 @@ import sh.karpenter.controller.state.ClusterState;
 public final class PodTrigger {
   /** How often every still-provisionable pod triggers again. */
   public static final Duration RESYNC = Duration.ofSeconds(10);
-  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
 
   private final Batcher batcher;
   private final ClusterState state;
@@ -105,30 +104,6 @@ public final class PodTrigger {
 
   /** Upstream's {@code IsProvisionable} plus kube-scheduler's verdict. */
   public static boolean isProvisionable(Pod pod) {
-    var meta = pod.getMetadata();
-    var spec = pod.getSpec();
-    var status = pod.getStatus();
-    if (spec != null && spec.getNodeName() != null && !spec.getNodeName().isEmpty()) {
-      return false;
-    }
-    if (meta.getDeletionTimestamp() != null) {
-      return false;
-    }
-    String phase = status == null ? null : status.getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      return false;
-    }
-    if (status != null && status.getNominatedNodeName() != null && !status.getNominatedNodeName().isEmpty()) {
-      return false; // preempting: kube-scheduler is making room for it
-    }
-    if (meta.getOwnerReferences() != null
-        && meta.getOwnerReferences().stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) || "Node".equals(o.getKind()))) {
-      return false;
-    }
-    Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
-    if (annotations.containsKey(MIRROR_POD_ANNOTATION)) {
-      return false;
-    }
-    return ClusterState.unschedulable(pod);
+    return !Pods.bound(pod) && !Pods.terminal(pod) && Pods.provisionable(pod) && Pods.failedToSchedule(pod);
   }
 }

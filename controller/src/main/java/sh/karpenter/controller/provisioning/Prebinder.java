@@ -23,9 +23,10 @@ import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
@@ -97,19 +98,19 @@ public final class Prebinder implements Reconciler<String> {
       return Result.done();
     }
     NodeClaim claim = NodeClaims.get(client, informers, name);
-    if (claim == null || ObjectWrites.isDeleting(claim)) {
+    if (claim == null || Metadata.deleting(claim)) {
       state.takePrebindings(name);
       LOG.debug("nodeclaim {} is gone or deleting; dropped {} prebindings", name, refs.size());
       return Result.done();
     }
-    List<Node> nodes = NodeClaims.nodesFor(informers, NodeClaims.providerId(claim));
+    List<Node> nodes = NodeClaims.nodesFor(informers, Metadata.providerId(claim));
     if (nodes.size() > 1) {
       state.takePrebindings(name);
       LOG.warn("nodeclaim {} matches {} nodes; leaving its {} pods to kube-scheduler", name, nodes.size(), refs.size());
       return Result.done();
     }
     Node node = nodes.isEmpty() ? null : nodes.getFirst();
-    if (node != null && ObjectWrites.isDeleting(node)) {
+    if (node != null && Metadata.deleting(node)) {
       state.takePrebindings(name);
       LOG.debug("node {} of nodeclaim {} is deleting; dropped {} prebindings", node.getMetadata().getName(), name, refs.size());
       return Result.done();
@@ -210,14 +211,13 @@ public final class Prebinder implements Reconciler<String> {
     if (!Objects.equals(ref.uid(), pod.getMetadata().getUid())) {
       return Decision.REPLACED;
     }
-    if (pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty()) {
+    if (Pods.bound(pod)) {
       return Decision.BOUND;
     }
-    if (ObjectWrites.isDeleting(pod)) {
+    if (Pods.terminating(pod)) {
       return Decision.TERMINATING;
     }
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+    if (Pods.terminal(pod)) {
       return Decision.FINISHED;
     }
     if (node != null && !toleratesForBinding(pod, node)) {

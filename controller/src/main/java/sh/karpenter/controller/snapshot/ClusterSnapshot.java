@@ -26,6 +26,8 @@ import sh.karpenter.core.volume.VolumeTopology;
  * @param warnings what a person should know about the input that is not an error (a RuntimeClass
  *     the manifests lack, a DaemonSet whose pods could not be created), one line each, prefixed with
  *     the origin
+ * @param boundPods by node name, the unfinished pods bound to it, each with its conversion (for a
+ *     node in {@code nodes}, these are its {@code ExistingNode#pods()})
  */
 public record ClusterSnapshot(
     List<NodeClaimTemplate> templates,
@@ -35,7 +37,13 @@ public record ClusterSnapshot(
     List<Pod> daemonSetPods,
     VolumeTopology volumes,
     Map<String, Map<String, String>> namespaceLabels,
-    List<String> warnings) {
+    List<String> warnings,
+    Map<String, List<BoundPod>> boundPods) {
+
+  /** The unfinished pods bound to the named node, each with its conversion; empty when none. */
+  public List<BoundPod> boundPods(String nodeName) {
+    return boundPods.getOrDefault(nodeName, List.of());
+  }
 
   /** The scheduler's input for placing {@link #pendingPods()}. */
   public SchedulingInput schedulingInput(SchedulerOptions options) {

@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.NodeAffinityBuilder;
@@ -87,7 +87,7 @@ final class DaemonSetPods {
             .withName(meta.getName())
             .withNamespace(namespace)
             .withUid(WorkloadPods.uid("DaemonSet", meta.getNamespace(), meta.getName(), 0))
-            .withOwnerReferences(new OwnerReferenceBuilder().withKind("DaemonSet").withName(meta.getName()).withUid(uid).withController(true).build())
+            .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("DaemonSet").withName(meta.getName()).withUid(uid).withController(true).build())
             .build();
     return new Chosen(new PodBuilder().withMetadata(podMeta).withSpec(templateSpec).build(), sourced.origin(), "spec.template.spec", true);
   }

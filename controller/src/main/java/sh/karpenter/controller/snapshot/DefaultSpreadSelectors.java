@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -111,7 +111,7 @@ public final class DefaultSpreadSelectors {
     if (selector == null) {
       return null;
     }
-    LabelSelector converted = Fields.labelSelector(selector, origin, "spec.selector");
+    LabelSelector converted = ValueConverter.labelSelector(selector, origin, "spec.selector");
     List<Expression> expressions = new ArrayList<>();
     new TreeMap<>(converted.matchLabels()).forEach((key, value) -> expressions.add(new Expression(key, Operator.In, List.of(value))));
     expressions.addAll(converted.expressions());

@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +45,7 @@ public final class NodeClaimConverter {
     return new ExistingNode(
         name,
         labels,
-        Fields.taints(spec == null ? null : spec.getTaints(), origin, "spec.taints"),
+        ValueConverter.taints(spec == null ? null : spec.getTaints(), origin, "spec.taints"),
         allocatable(claim, poolTypes, origin),
         List.of(),
         false,
@@ -58,7 +58,7 @@ public final class NodeClaimConverter {
     List<Requirement> converted = new ArrayList<>(list.size());
     for (int i = 0; i < list.size(); i++) {
       var r = list.get(i);
-      converted.add(Fields.requirement(r.getKey(), r.getOperator(), r.getValues(), r.getMinValues(), origin, "spec.requirements[" + i + "]"));
+      converted.add(ValueConverter.requirement(r.getKey(), r.getOperator(), r.getValues(), r.getMinValues(), origin, "spec.requirements[" + i + "]"));
     }
     return Requirements.of(converted);
   }
@@ -87,7 +87,7 @@ public final class NodeClaimConverter {
   public static Resources capacity(NodeClaim claim, List<InstanceType> poolTypes, String origin) {
     var status = claim.getStatus();
     if (status != null && status.getCapacity() != null && !status.getCapacity().isEmpty()) {
-      return Fields.resources(status.getCapacity(), origin, "status.capacity");
+      return ValueConverter.resources(status.getCapacity(), origin, "status.capacity");
     }
     Resources max = null;
     for (InstanceType type : options(claim, poolTypes, origin)) {
@@ -103,7 +103,7 @@ public final class NodeClaimConverter {
   public static Resources allocatable(NodeClaim claim, List<InstanceType> poolTypes, String origin) {
     var status = claim.getStatus();
     if (status != null && status.getAllocatable() != null && !status.getAllocatable().isEmpty()) {
-      return Fields.resources(status.getAllocatable(), origin, "status.allocatable");
+      return ValueConverter.resources(status.getAllocatable(), origin, "status.allocatable");
     }
     List<InstanceType> options = options(claim, poolTypes, origin);
     if (options.isEmpty()) {
@@ -121,6 +121,6 @@ public final class NodeClaimConverter {
     var spec = claim.getSpec();
     return spec == null || spec.getResources() == null
         ? Resources.EMPTY
-        : Fields.resources(spec.getResources().getRequests(), origin, "spec.resources.requests");
+        : ValueConverter.resources(spec.getResources().getRequests(), origin, "spec.resources.requests");
   }
 }

@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -26,7 +26,7 @@ final class NodeConverter {
   /** The node's capacity ({@code status.capacity}, else its allocatable), for NodePool usage. */
   static Resources capacity(Node node, String origin) {
     if (node.getStatus() != null && node.getStatus().getCapacity() != null && !node.getStatus().getCapacity().isEmpty()) {
-      return Fields.resources(node.getStatus().getCapacity(), origin, "status.capacity");
+      return ValueConverter.resources(node.getStatus().getCapacity(), origin, "status.capacity");
     }
     return allocatable(node, origin);
   }
@@ -45,10 +45,10 @@ final class NodeConverter {
   static ExistingNode convert(Node node, List<Pod> boundPods, String origin, NodeClaim nodeClaim) {
     Map<String, String> labels = nullToEmpty(node.getMetadata().getLabels());
     boolean initialized = initialized(node, labels);
-    List<Taint> taints = Fields.taints(node.getSpec() == null ? null : node.getSpec().getTaints(), origin, "spec.taints");
+    List<Taint> taints = ValueConverter.taints(node.getSpec() == null ? null : node.getSpec().getTaints(), origin, "spec.taints");
     if (!initialized && labels.containsKey(Labels.NODE_POOL)) {
       taints = nodeClaim != null && nodeClaim.getSpec() != null
-          ? Fields.taints(nodeClaim.getSpec().getTaints(), origin, "NodeClaim spec.taints")
+          ? ValueConverter.taints(nodeClaim.getSpec().getTaints(), origin, "NodeClaim spec.taints")
           : taints;
       taints = taints.stream().filter(t -> !TaintKeys.isKnownEphemeral(t.key())).toList();
     }
@@ -92,9 +92,9 @@ final class NodeConverter {
       return Resources.EMPTY;
     }
     if (status.getAllocatable() != null && !status.getAllocatable().isEmpty()) {
-      return Fields.resources(status.getAllocatable(), origin, "status.allocatable");
+      return ValueConverter.resources(status.getAllocatable(), origin, "status.allocatable");
     }
-    return Fields.resources(status.getCapacity(), origin, "status.capacity");
+    return ValueConverter.resources(status.getCapacity(), origin, "status.capacity");
   }
 
   /**

@@ -1,14 +1,22 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import sh.karpenter.api.v1.DisruptionReason;
 import sh.karpenter.api.v1.NodeClaimTemplateSpec;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
+import sh.karpenter.core.disruption.Budget;
+import sh.karpenter.core.disruption.ConsolidationPolicy;
+import sh.karpenter.core.disruption.PoolPolicy;
+import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
@@ -20,7 +28,8 @@ import sh.karpenter.core.wellknown.Labels;
  * Turns a NodePool into the scheduler's {@link NodeClaimTemplate}, as upstream's {@code
  * NewNodeClaimTemplate} does: the template labels plus {@code karpenter.sh/nodepool}, the
  * requirements (with minValues) intersected with those labels, taints, startup taints, weight,
- * limits, and the pool's current usage.
+ * limits, and the pool's current usage; and into disruption's {@link PoolPolicy} (its {@code
+ * spec.disruption}).
  */
 public final class NodePoolConverter {
   private NodePoolConverter() {}
@@ -56,10 +65,10 @@ public final class NodePoolConverter {
         pool.getSpec().getWeight() == null ? 0 : pool.getSpec().getWeight(),
         Map.copyOf(labels),
         Map.copyOf(annotations),
-        Fields.taints(spec.getTaints(), origin, "spec.template.spec.taints"),
-        Fields.taints(spec.getStartupTaints(), origin, "spec.template.spec.startupTaints"),
+        ValueConverter.taints(spec.getTaints(), origin, "spec.template.spec.taints"),
+        ValueConverter.taints(spec.getStartupTaints(), origin, "spec.template.spec.startupTaints"),
         requirements,
-        pool.getSpec().getLimits() == null ? null : Fields.resources(pool.getSpec().getLimits(), origin, "spec.limits"),
+        pool.getSpec().getLimits() == null ? null : ValueConverter.resources(pool.getSpec().getLimits(), origin, "spec.limits"),
         usage,
         instanceTypes);
   }
@@ -84,9 +93,44 @@ public final class NodePoolConverter {
     for (int i = 0; i < requirements.size(); i++) {
       var r = requirements.get(i);
       converted.add(
-          Fields.requirement(
+          ValueConverter.requirement(
               r.getKey(), r.getOperator(), r.getValues(), r.getMinValues(), origin, "spec.template.spec.requirements[" + i + "]"));
     }
     return converted;
+  }
+
+  /**
+   * A NodePool's {@code spec.disruption} as disruption's {@link PoolPolicy}, with upstream's defaults
+   * (WhenEmptyOrUnderutilized, 0s, [10%]).
+   */
+  public static PoolPolicy disruptionPolicy(NodePool pool) {
+    var disruption = pool.getSpec() == null ? null : pool.getSpec().getDisruption();
+    ConsolidationPolicy policy = ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
+    Duration consolidateAfter = sh.karpenter.api.v1.Disruption.consolidateAfterOf(disruption);
+    List<Budget> budgets = new ArrayList<>();
+    if (disruption != null) {
+      if (disruption.getConsolidationPolicy() != null) {
+        policy = switch (disruption.getConsolidationPolicy()) {
+          case WhenEmpty -> ConsolidationPolicy.WHEN_EMPTY;
+          case WhenEmptyOrUnderutilized -> ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED;
+          case Balanced -> ConsolidationPolicy.BALANCED;
+        };
+      }
+      for (sh.karpenter.api.v1.Budget budget : disruption.getBudgets() == null ? List.<sh.karpenter.api.v1.Budget>of() : disruption.getBudgets()) {
+        Set<Reason> reasons = null;
+        if (budget.getReasons() != null) {
+          reasons = new LinkedHashSet<>();
+          for (DisruptionReason reason : budget.getReasons()) {
+            reasons.add(Reason.ofApiName(reason.name()));
+          }
+        }
+        budgets.add(new Budget(
+            budget.getNodes() == null ? Budget.DEFAULT.nodes() : budget.getNodes(),
+            budget.getSchedule(),
+            budget.getDuration() == null ? null : budget.getDuration().duration(),
+            reasons));
+      }
+    }
+    return new PoolPolicy(pool.getMetadata().getName(), policy, consolidateAfter, budgets);
   }
 }

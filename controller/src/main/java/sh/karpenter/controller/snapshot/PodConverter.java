@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Container;
@@ -53,7 +53,7 @@ final class PodConverter {
 
   /**
    * {@link #convert(io.fabric8.kubernetes.api.model.Pod, String, String)}, reporting quantities
-   * taken as less than they are (see {@link Fields#resources(java.util.Map, String, String, Consumer)}).
+   * taken as less than they are (see {@link ValueConverter#resources(java.util.Map, String, String, Consumer)}).
    */
   static Pod convert(io.fabric8.kubernetes.api.model.Pod pod, String origin, String fieldPrefix, Consumer<String> warnings) {
     ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
@@ -85,7 +85,7 @@ final class PodConverter {
             .creationTimestampMillis(timestamp(meta.getCreationTimestamp(), origin))
             .priority(spec.getPriority() == null ? 0 : spec.getPriority())
             .nodeSelector(nullToEmpty(spec.getNodeSelector()))
-            .tolerations(Fields.tolerations(spec.getTolerations(), origin, fieldPrefix + ".tolerations"))
+            .tolerations(ValueConverter.tolerations(spec.getTolerations(), origin, fieldPrefix + ".tolerations"))
             .topologySpreadConstraints(spread(spec, origin, fieldPrefix))
             .hostPorts(hostPorts(spec))
             .persistentVolumeClaims(claims(name, spec))
@@ -116,9 +116,9 @@ final class PodConverter {
       builder.initContainer(
           containerRequests(init, origin, fieldPrefix + ".initContainers[" + i + "]", warnings), "Always".equals(init.getRestartPolicy()));
     }
-    builder.overhead(Fields.resources(spec.getOverhead(), origin, fieldPrefix + ".overhead", warnings));
+    builder.overhead(ValueConverter.resources(spec.getOverhead(), origin, fieldPrefix + ".overhead", warnings));
     if (spec.getResources() != null) {
-      builder.podLevelRequests(Fields.resources(spec.getResources().getRequests(), origin, fieldPrefix + ".resources.requests", warnings));
+      builder.podLevelRequests(ValueConverter.resources(spec.getResources().getRequests(), origin, fieldPrefix + ".resources.requests", warnings));
     }
   }
 
@@ -130,8 +130,8 @@ final class PodConverter {
     if (container.getResources() == null) {
       return Resources.EMPTY;
     }
-    Resources requests = Fields.resources(container.getResources().getRequests(), origin, field + ".resources.requests", warnings);
-    Resources limits = Fields.resources(container.getResources().getLimits(), origin, field + ".resources.limits", warnings);
+    Resources requests = ValueConverter.resources(container.getResources().getRequests(), origin, field + ".resources.requests", warnings);
+    Resources limits = ValueConverter.resources(container.getResources().getLimits(), origin, field + ".resources.limits", warnings);
     if (limits.isZero()) {
       return requests;
     }
@@ -161,7 +161,7 @@ final class PodConverter {
       List<Requirements> required = new ArrayList<>(terms.size());
       for (int i = 0; i < terms.size(); i++) {
         required.add(
-            Fields.nodeSelectorTerm(
+            ValueConverter.nodeSelectorTerm(
                 terms.get(i), origin, field + ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[" + i + "]"));
       }
       builder.requiredNodeAffinityTerms(required);
@@ -174,7 +174,7 @@ final class PodConverter {
       if (term.getPreference() == null) {
         throw new SnapshotInputException(origin, at + ".preference", "required");
       }
-      weighted.add(new WeightedRequirements(weight(term.getWeight()), Fields.nodeSelectorTerm(term.getPreference(), origin, at + ".preference")));
+      weighted.add(new WeightedRequirements(weight(term.getWeight()), ValueConverter.nodeSelectorTerm(term.getPreference(), origin, at + ".preference")));
     }
     builder.preferredNodeAffinity(weighted);
   }
@@ -221,9 +221,9 @@ final class PodConverter {
       throw new SnapshotInputException(origin, field + ".topologyKey", "required");
     }
     return new PodAffinityTerm(
-        Fields.labelSelector(term.getLabelSelector(), origin, field + ".labelSelector"),
+        ValueConverter.labelSelector(term.getLabelSelector(), origin, field + ".labelSelector"),
         Set.copyOf(nullToEmpty(term.getNamespaces())),
-        term.getNamespaceSelector() == null ? null : Fields.labelSelector(term.getNamespaceSelector(), origin, field + ".namespaceSelector"),
+        term.getNamespaceSelector() == null ? null : ValueConverter.labelSelector(term.getNamespaceSelector(), origin, field + ".namespaceSelector"),
         term.getTopologyKey(),
         nullToEmpty(term.getMatchLabelKeys()));
   }
@@ -245,7 +245,7 @@ final class PodConverter {
               c.getMaxSkew(),
               c.getTopologyKey(),
               enumValue(WhenUnsatisfiable.class, c.getWhenUnsatisfiable(), origin, at + ".whenUnsatisfiable"),
-              Fields.labelSelector(c.getLabelSelector(), origin, at + ".labelSelector"),
+              ValueConverter.labelSelector(c.getLabelSelector(), origin, at + ".labelSelector"),
               c.getMinDomains(),
               enumValue(NodeInclusionPolicy.class, c.getNodeAffinityPolicy(), origin, at + ".nodeAffinityPolicy"),
               enumValue(NodeInclusionPolicy.class, c.getNodeTaintsPolicy(), origin, at + ".nodeTaintsPolicy"),

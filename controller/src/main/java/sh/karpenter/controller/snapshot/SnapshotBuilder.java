@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -34,6 +34,7 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
@@ -82,7 +83,6 @@ import sh.karpenter.controller.snapshot.VolumeConverter.Sourced;
  * that was not added are reported in {@link ClusterSnapshot#warnings()}.
  */
 public final class SnapshotBuilder {
-  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
   private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
   /** The rejection of pods that require {@code karpenter.sh/nodepool DoesNotExist}. */
   private static final String NOT_FOR_KARPENTER =
@@ -364,13 +364,14 @@ public final class SnapshotBuilder {
     Set<String> warnings = new LinkedHashSet<>();
     Map<String, List<sh.karpenter.core.pod.Pod>> boundByNode = new HashMap<>();
     Map<String, List<SourcedPod>> boundPodsByNode = new HashMap<>();
+    Map<String, List<BoundPod>> boundPairs = new HashMap<>();
     List<sh.karpenter.core.pod.Pod> pending = new ArrayList<>();
     List<PodError> rejected = new ArrayList<>();
     Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
     for (SourcedPod sourced : pods) {
       Pod pod = sourced.pod();
       namespaceLabels.computeIfAbsent(namespaceOf(pod), SnapshotBuilder::defaultNamespaceLabels);
-      if (finished(pod)) {
+      if (Pods.terminal(pod)) {
         continue;
       }
       String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
@@ -383,7 +384,8 @@ public final class SnapshotBuilder {
       if (nodeName != null && !nodeName.isEmpty()) {
         boundByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(converted);
         boundPodsByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(sourced);
-      } else if (provisionable(pod)) {
+        boundPairs.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(new BoundPod(pod, converted));
+      } else if (Pods.provisionable(pod)) {
         String rejection = admitted.rejection() != null ? admitted.rejection() : rejection(pod, converted, volumeTopology);
         if (rejection == null) {
           pending.add(defaultConstraints.appliesTo(converted) ? defaultConstraints.apply(converted, spreadSelectors.selectorFor(pod)) : converted);
@@ -483,7 +485,8 @@ public final class SnapshotBuilder {
         List.copyOf(daemonSetPods),
         volumeTopology,
         namespaceLabels,
-        List.copyOf(warnings));
+        List.copyOf(warnings),
+        Map.copyOf(boundPairs));
   }
 
   /**
@@ -540,20 +543,6 @@ public final class SnapshotBuilder {
       }
     }
     return limits;
-  }
-
-  private static boolean finished(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
-  }
-
-  /** Upstream's {@code IsProvisionable} for a pod without a node. */
-  private static boolean provisionable(Pod pod) {
-    var meta = pod.getMetadata();
-    boolean daemonSetOwned = nullToEmpty(meta.getOwnerReferences()).stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
-    boolean mirror = nullToEmpty(meta.getAnnotations()).containsKey(MIRROR_POD_ANNOTATION);
-    boolean preempting = pod.getStatus() != null && pod.getStatus().getNominatedNodeName() != null && !pod.getStatus().getNominatedNodeName().isEmpty();
-    return meta.getDeletionTimestamp() == null && !daemonSetOwned && !mirror && !preempting;
   }
 
   /** Why Karpenter would refuse the pod (upstream's provisioner validation), or null. */

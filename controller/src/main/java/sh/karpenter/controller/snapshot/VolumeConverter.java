@@ -1,6 +1,6 @@
 package sh.karpenter.controller.snapshot;
 
-import static sh.karpenter.controller.snapshot.Fields.nullToEmpty;
+import static sh.karpenter.controller.snapshot.ValueConverter.nullToEmpty;
 
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.TopologySelectorLabelRequirement;
@@ -67,7 +67,7 @@ final class VolumeConverter {
     if (spec.getNodeAffinity() != null && spec.getNodeAffinity().getRequired() != null) {
       List<NodeSelectorTerm> selectorTerms = nullToEmpty(spec.getNodeAffinity().getRequired().getNodeSelectorTerms());
       for (int i = 0; i < selectorTerms.size(); i++) {
-        terms.add(Fields.nodeSelectorTerm(selectorTerms.get(i), origin, "spec.nodeAffinity.required.nodeSelectorTerms[" + i + "]"));
+        terms.add(ValueConverter.nodeSelectorTerm(selectorTerms.get(i), origin, "spec.nodeAffinity.required.nodeSelectorTerms[" + i + "]"));
       }
     }
     return new PersistentVolume(
@@ -91,7 +91,7 @@ final class VolumeConverter {
       List<Requirement> term = new ArrayList<>(expressions.size());
       for (int j = 0; j < expressions.size(); j++) {
         var e = expressions.get(j);
-        term.add(Fields.requirement(e.getKey(), "In", e.getValues(), null, origin, "allowedTopologies[" + i + "].matchLabelExpressions[" + j + "]"));
+        term.add(ValueConverter.requirement(e.getKey(), "In", e.getValues(), null, origin, "allowedTopologies[" + i + "].matchLabelExpressions[" + j + "]"));
       }
       topologies.add(Requirements.of(term));
     }

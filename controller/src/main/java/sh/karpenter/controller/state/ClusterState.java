@@ -3,7 +3,6 @@ package sh.karpenter.controller.state;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
@@ -11,8 +10,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -29,13 +26,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
-import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.objects.Pods;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.snapshot.BoundPod;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
-import sh.karpenter.controller.snapshot.DisruptionBudgets;
+import sh.karpenter.controller.snapshot.PodDisruptionBudgets;
 import sh.karpenter.controller.snapshot.NodeClaimConverter;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
@@ -47,7 +46,6 @@ import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.topology.DefaultConstraints;
-import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
@@ -74,7 +72,6 @@ public final class ClusterState {
   /** How long a created NodeClaim is assumed to exist when the informer has not delivered it. */
   static final Duration CREATED_GRACE = Duration.ofSeconds(15);
   private static final int MAX_INVALID_OBJECTS = 100;
-  private static final String MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror";
 
   private record Created(NodeClaim claim, Instant at) {}
 
@@ -216,7 +213,7 @@ public final class ClusterState {
       if (claim != null) {
         nodeClaimNames.put(node.getMetadata().getName(), claim.getMetadata().getName());
       }
-      if (deleting(node) || (providerId != null && markedForDeletion.contains(providerId)) || (claim != null && deleting(claim))) {
+      if (Metadata.deleting(node) || (providerId != null && markedForDeletion.contains(providerId)) || (claim != null && Metadata.deleting(claim))) {
         deletingNodes.add(node.getMetadata().getName());
         if (providerId != null) {
           deletingProviderIds.add(providerId);
@@ -239,7 +236,7 @@ public final class ClusterState {
     Set<String> inFlight = new HashSet<>();
     for (NodeClaim claim : claims) {
       String providerId = providerId(claim);
-      if (deleting(claim) || (providerId != null && (markedForDeletion.contains(providerId) || deletingProviderIds.contains(providerId)))) {
+      if (Metadata.deleting(claim) || (providerId != null && (markedForDeletion.contains(providerId) || deletingProviderIds.contains(providerId)))) {
         continue;
       }
       inputs.add(new Input(claim, "NodeClaim " + claim.getMetadata().getName()));
@@ -250,26 +247,26 @@ public final class ClusterState {
         nodeClaimNames.put(claim.getMetadata().getName(), claim.getMetadata().getName());
       }
     }
-    DisruptionBudgets budgets = null;
+    PodDisruptionBudgets budgets = null;
     Instant now = clock.instant();
     for (Pod pod : pods) {
-      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-      String origin = "Pod " + key(pod);
-      if (nodeName == null || nodeName.isEmpty()) {
-        if (unschedulable(pod)) {
+      String nodeName = Pods.nodeName(pod);
+      String origin = "Pod " + Pods.key(pod);
+      if (nodeName == null) {
+        if (Pods.failedToSchedule(pod)) {
           inputs.add(new Input(pod, origin));
-          podObjects.put(key(pod), pod);
-        } else if (daemonSetPod(pod)) {
+          podObjects.put(Pods.key(pod), pod);
+        } else if (Pods.controlledByDaemonSet(pod)) {
           inputs.add(new Input(pod, origin)); // a candidate for its DaemonSet's overhead only
         }
       } else if (deletingNodes.contains(nodeName)) {
         if (budgets == null) {
-          budgets = DisruptionBudgets.of(informers.podDisruptionBudgets().getStore().list());
+          budgets = PodDisruptionBudgets.of(informers.podDisruptionBudgets().getStore().list());
         }
-        if (reschedulable(pod) && !doNotDisrupt(pod, now) && !budgets.blocksEviction(pod)) {
+        if (Pods.reschedulable(pod) && !Pods.doNotDisrupt(pod, now) && !budgets.blocksEviction(pod)) {
           inputs.add(new Input(asPending(pod), origin));
-          podObjects.put(key(pod), pod);
-        } else if (daemonSetPod(pod)) {
+          podObjects.put(Pods.key(pod), pod);
+        } else if (Pods.controlledByDaemonSet(pod)) {
           inputs.add(new Input(pod, origin)); // its node is left out; a candidate for its DaemonSet's overhead only
         }
       } else {
@@ -294,7 +291,7 @@ public final class ClusterState {
     pools.forEach(p -> poolsByName.put(p.getMetadata().getName(), p));
     invalid.forEach(i -> {
       if (i.object() instanceof Pod pod) {
-        podObjects.put(key(pod), pod);
+        podObjects.put(Pods.key(pod), pod);
       }
     });
     return new StateSnapshot(snapshot, podObjects, poolsByName, nodeClaimNames, inFlight, invalid);
@@ -344,6 +341,7 @@ public final class ClusterState {
     StateSnapshot snapshot = snapshot(listing);
     Map<String, ExistingNode> converted = new HashMap<>();
     snapshot.cluster().nodes().forEach(n -> converted.put(n.name(), n));
+    ClusterSnapshot cluster = snapshot.cluster();
     Map<String, NodeClaim> claimByProviderId = new HashMap<>();
     Map<String, NodeClaim> claimByName = new HashMap<>();
     for (NodeClaim claim : listing.claims()) {
@@ -356,8 +354,8 @@ public final class ClusterState {
     List<RuntimeClass> runtimeClasses = informers.runtimeClasses().getStore().list();
     Map<String, List<Pod>> podsByNode = new HashMap<>();
     for (Pod pod : listing.pods()) {
-      String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-      if (nodeName != null && !nodeName.isEmpty()) {
+      String nodeName = Pods.nodeName(pod);
+      if (nodeName != null) {
         podsByNode.computeIfAbsent(nodeName, n -> new ArrayList<>()).add(pod);
       }
     }
@@ -366,11 +364,14 @@ public final class ClusterState {
       String name = node.getMetadata().getName();
       String providerId = providerId(node);
       NodeClaim claim = providerId == null ? null : claimByProviderId.get(providerId);
-      List<Pod> pods = podsByNode.getOrDefault(name, List.of());
-      ExistingNode existing = converted.containsKey(name) ? converted.get(name) : convertLeftOut(node, claim, pods, runtimeClasses);
+      ClusterSnapshot source = converted.containsKey(name)
+          ? cluster
+          : convertLeftOut(node, claim, podsByNode.getOrDefault(name, List.of()), runtimeClasses);
+      ExistingNode existing = source == null ? null : source.nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
       if (existing == null) {
         continue;
       }
+      List<BoundPod> pods = source.boundPods(name);
       boolean nominated = isNominated(name) || (claim != null && isNominated(claim.getMetadata().getName()));
       views.add(new DisruptionView.NodeView(
           existing, node, claim, pods, providerId != null && markedForDeletion.contains(providerId), nominated));
@@ -387,20 +388,20 @@ public final class ClusterState {
 
   /**
    * A Node the provisioning snapshot left out (being deleted or marked for deletion), converted by
-   * the same builder as if it were live; null when it cannot be converted.
+   * the same builder as if it were live, alone in a snapshot; null when it cannot be converted.
    */
-  private static ExistingNode convertLeftOut(Node node, NodeClaim claim, List<Pod> pods, List<RuntimeClass> runtimeClasses) {
+  private static ClusterSnapshot convertLeftOut(Node node, NodeClaim claim, List<Pod> pods, List<RuntimeClass> runtimeClasses) {
     String name = node.getMetadata().getName();
-    Node live = deleting(node) ? new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build() : node;
+    Node live = Metadata.deleting(node) ? new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build() : node;
     SnapshotBuilder builder = new SnapshotBuilder(pool -> List.of());
     try {
       builder.add(live, "Node " + name);
       if (claim != null) {
         builder.addNodeClaim(claim, "NodeClaim " + claim.getMetadata().getName());
       }
-      pods.forEach(pod -> builder.add(pod, "Pod " + key(pod)));
+      pods.forEach(pod -> builder.add(pod, "Pod " + Pods.key(pod)));
       runtimeClasses.forEach(runtimeClass -> builder.add(runtimeClass, "RuntimeClass " + runtimeClass.getMetadata().getName()));
-      return builder.build().nodes().stream().filter(n -> n.name().equals(name)).findFirst().orElse(null);
+      return builder.build();
     } catch (SnapshotInputException e) {
       LOG.warn("leaving an invalid node out of disruption: {}", e.getMessage());
       return null;
@@ -455,7 +456,7 @@ public final class ClusterState {
       if (providerId != null) {
         providerIds.add(providerId);
       }
-      String pool = labels(node).get(Labels.NODE_POOL);
+      String pool = Metadata.labels(node).get(Labels.NODE_POOL);
       if (pool != null) {
         usage.merge(pool, capacity(node).plus(oneNode), Resources::plus);
       }
@@ -465,7 +466,7 @@ public final class ClusterState {
     for (NodeClaim claim : claims) {
       String providerId = providerId(claim);
       String nodeName = claim.getStatus() == null ? null : claim.getStatus().getNodeName();
-      String poolName = labels(claim).get(Labels.NODE_POOL);
+      String poolName = Metadata.labels(claim).get(Labels.NODE_POOL);
       if (poolName == null || (providerId != null && providerIds.contains(providerId)) || (nodeName != null && nodeNames.contains(nodeName))) {
         continue;
       }
@@ -604,7 +605,7 @@ public final class ClusterState {
       podAcks.remove(uid);
       podsDecided.remove(uid);
     }
-    nominations.forgetPod(key(pod));
+    nominations.forgetPod(Pods.key(pod));
   }
 
   // ---------------------------------------------------------------- prebindings
@@ -632,62 +633,7 @@ public final class ClusterState {
     return pods == null ? List.of() : pods;
   }
 
-  // ---------------------------------------------------------------- predicates
-
-  /** Kube-scheduler gave up on the pod: {@code PodScheduled=False} with reason {@code Unschedulable}. */
-  public static boolean unschedulable(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return false;
-    }
-    return pod.getStatus().getConditions().stream()
-        .anyMatch(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason()));
-  }
-
-  /**
-   * Upstream's {@code IsReschedulable}: active (or a terminating StatefulSet pod, whose replacement
-   * cannot start before it is gone), not a DaemonSet pod, not a mirror pod.
-   */
-  public static boolean reschedulable(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-      return false;
-    }
-    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
-    boolean statefulSet = owners.stream().anyMatch(o -> "StatefulSet".equals(o.getKind()));
-    boolean daemonSet = owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
-    return (pod.getMetadata().getDeletionTimestamp() == null || statefulSet) && !daemonSet && !mirror(pod);
-  }
-
-  /** Controlled by a DaemonSet: the pods whose newest one gives the DaemonSet's overhead on new nodes. */
-  private static boolean daemonSetPod(Pod pod) {
-    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
-    return owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) && Boolean.TRUE.equals(o.getController()));
-  }
-
-  /** A static pod's mirror: owned by its Node, or annotated {@code kubernetes.io/config.mirror}. */
-  public static boolean mirror(Pod pod) {
-    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences() == null ? List.of() : pod.getMetadata().getOwnerReferences();
-    return owners.stream().anyMatch(o -> "Node".equals(o.getKind())) || annotations(pod).containsKey(MIRROR_POD_ANNOTATION);
-  }
-
-  /** {@code karpenter.sh/do-not-disrupt}: {@code "true"}, or a duration from pod start that has not elapsed. */
-  public static boolean doNotDisrupt(Pod pod, Instant now) {
-    String value = annotations(pod).get(Annotations.DO_NOT_DISRUPT);
-    if (value == null) {
-      return false;
-    }
-    if ("true".equals(value)) {
-      return true;
-    }
-    try {
-      Duration grace = GoDuration.parse(value).duration();
-      String started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
-      // A pod not started yet is protected: its window has not begun (upstream's IsDoNotDisruptActive).
-      return started == null || now.isBefore(OffsetDateTime.parse(started).toInstant().plus(grace));
-    } catch (IllegalArgumentException | DateTimeParseException e) {
-      return false;
-    }
-  }
+  // ---------------------------------------------------------------- helpers
 
   /** A bound pod of a deleting node as a pod waiting for a new home. */
   private static Pod asPending(Pod pod) {
@@ -703,28 +649,17 @@ public final class ClusterState {
         && !Conditions.isUnknown(conditions, ConditionTypes.READY);
   }
 
-  private static boolean deleting(HasMetadata object) {
-    return object.getMetadata().getDeletionTimestamp() != null;
-  }
-
   private static String providerId(Node node) {
-    String id = node.getSpec() == null ? null : node.getSpec().getProviderID();
-    return id == null || id.isEmpty() ? null : id;
+    String id = Metadata.providerId(node);
+    return id.isEmpty() ? null : id;
   }
 
   private static String providerId(NodeClaim claim) {
-    String id = claim.getStatus() == null ? null : claim.getStatus().getProviderID();
-    return id == null || id.isEmpty() ? null : id;
+    String id = Metadata.providerId(claim);
+    return id.isEmpty() ? null : id;
   }
 
-  private static Map<String, String> labels(HasMetadata object) {
-    return object.getMetadata().getLabels() == null ? Map.of() : object.getMetadata().getLabels();
-  }
-
-  private static Map<String, String> annotations(HasMetadata object) {
-    return object.getMetadata().getAnnotations() == null ? Map.of() : object.getMetadata().getAnnotations();
-  }
-
+  /** {@code namespace/name} of a namespaced object, the name of a cluster-scoped one (for origins). */
   private static String key(HasMetadata object) {
     String namespace = object.getMetadata().getNamespace();
     return namespace == null || namespace.isEmpty() ? object.getMetadata().getName() : namespace + "/" + object.getMetadata().getName();

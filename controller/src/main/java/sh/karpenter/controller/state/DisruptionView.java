@@ -1,13 +1,13 @@
 package sh.karpenter.controller.state;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.snapshot.BoundPod;
 import sh.karpenter.core.scheduling.ExistingNode;
 
 /**
@@ -38,11 +38,11 @@ public record DisruptionView(
    * @param node the scheduler's view of it, converted as provisioning converts it
    * @param object the Node, or null for an in-flight NodeClaim
    * @param nodeClaim its NodeClaim, or null for a Node Karpenter does not manage
-   * @param pods the pods bound to the Node
+   * @param pods the unfinished pods bound to the Node, each with its conversion (the pods of {@code node})
    * @param markedForDeletion an orchestration command marked it ({@link ClusterState#markForDeletion})
    * @param nominated provisioning nominated pods to it recently
    */
-  public record NodeView(ExistingNode node, Node object, NodeClaim nodeClaim, List<Pod> pods, boolean markedForDeletion, boolean nominated) {
+  public record NodeView(ExistingNode node, Node object, NodeClaim nodeClaim, List<BoundPod> pods, boolean markedForDeletion, boolean nominated) {
     public NodeView {
       Objects.requireNonNull(node, "node");
       pods = List.copyOf(pods);

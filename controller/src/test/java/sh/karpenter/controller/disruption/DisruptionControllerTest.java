@@ -18,10 +18,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.snapshot.NodePoolConverter;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
 import sh.karpenter.core.clock.TestingClock;
@@ -92,7 +93,7 @@ class DisruptionControllerTest {
   private Command command(Method method) {
     StateNode node = DisruptionInputs.of(view, n -> false, Options.defaults().scheduler(), clock.instant(),
         sh.karpenter.core.disruption.DisruptionOptions.defaults(clock)).nodes().getFirst();
-    Candidate candidate = new Candidate(node, DisruptionInputs.policy(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL)),
+    Candidate candidate = new Candidate(node, NodePoolConverter.disruptionPolicy(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL)),
         null, null, 1);
     return new Command(method, method.reason(), List.of(candidate), List.of(), 1);
   }

@@ -18,7 +18,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimSpec;
 import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.state.ClusterState;

@@ -158,16 +158,16 @@ final class TestViews {
       NodeClaim claim = claims.values().stream()
           .filter(c -> node.getSpec().getProviderID().equals(c.getStatus() == null ? null : c.getStatus().getProviderID()))
           .findFirst().orElse(null);
-      List<Pod> bound = pods.stream().filter(p -> name.equals(p.getSpec().getNodeName())).toList();
-      views.add(new DisruptionView.NodeView(existing, node, claim, bound, marked.contains(name), nominated.contains(name)));
+      views.add(new DisruptionView.NodeView(existing, node, claim, source.boundPods(name), marked.contains(name), nominated.contains(name)));
     }
     StateSnapshot snapshot = new StateSnapshot(cluster, Map.of(), poolsByName, Map.of(), Set.of(), List.of());
     return new DisruptionView(snapshot, views, budgets);
   }
 
-  private static ClusterSnapshot liveCopy(Node node) {
+  private ClusterSnapshot liveCopy(Node node) {
     SnapshotBuilder builder = new SnapshotBuilder(pool -> TYPES);
     builder.add(new NodeBuilder(node).editMetadata().withDeletionTimestamp(null).endMetadata().build(), "Node " + node.getMetadata().getName());
+    pods.stream().filter(p -> node.getMetadata().getName().equals(p.getSpec().getNodeName())).forEach(p -> builder.add(p, "Pod " + p.getMetadata().getName()));
     return builder.build();
   }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.disruption.DisruptionInputs;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
@@ -108,7 +108,7 @@ class DisruptionViewIT {
     for (String name : List.of("staying", "marked", "deleting")) {
       DisruptionView.NodeView node = byName.get(name);
       assertThat(node.nodeClaim().getMetadata().getName()).isEqualTo(name);
-      assertThat(node.pods()).extracting(p -> p.getMetadata().getName()).containsExactly("pod-" + name);
+      assertThat(node.pods()).extracting(p -> p.object().getMetadata().getName()).containsExactly("pod-" + name);
       assertThat(node.node().pods()).extracting(Pod::name).containsExactly("pod-" + name);
       assertThat(node.node().initialized()).isTrue();
     }

@@ -22,13 +22,13 @@ import sh.karpenter.controller.disruption.DisruptionInputs;
 import sh.karpenter.controller.disruption.KubernetesDisruptionActions;
 import sh.karpenter.controller.disruption.OrchestrationQueue;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.SingletonLoop;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
@@ -149,7 +149,7 @@ class OrchestrationQueueIT {
     AtomicReference<Boolean> replacementInitializedAtDeletion = new AtomicReference<>();
     AtomicReference<String> replacementName = new AtomicReference<>();
     informers.nodeClaims().addEventHandler(EventHandlers.onChange((NodeClaim claim) -> {
-      if (claim.getMetadata().getName().equals("candidate") && ObjectWrites.isDeleting(claim) && replacementInitializedAtDeletion.get() == null) {
+      if (claim.getMetadata().getName().equals("candidate") && Metadata.deleting(claim) && replacementInitializedAtDeletion.get() == null) {
         replacementInitializedAtDeletion.set(initialized(fresh(replacementName.get())));
       }
     }));
@@ -165,7 +165,7 @@ class OrchestrationQueueIT {
         .filter(c -> !c.getMetadata().getName().equals("candidate")).toList();
     assertThat(replacements).singleElement().satisfies(r -> assertThat(r.getMetadata().getLabels()).containsEntry("karpenter.sh/nodepool", "default"));
     replacementName.set(replacements.getFirst().getMetadata().getName());
-    assertThat(ObjectWrites.isDeleting(fresh("candidate"))).isFalse();
+    assertThat(Metadata.deleting(fresh("candidate"))).isFalse();
 
     queueLoop.start();
     await().atMost(WAIT).until(() -> queue.size() == 0);
@@ -174,7 +174,7 @@ class OrchestrationQueueIT {
 
     assertThat(replacementInitializedAtDeletion.get()).isTrue();
     NodeClaim deleted = fresh("candidate");
-    assertThat(deleted == null || ObjectWrites.isDeleting(deleted)).isTrue();
+    assertThat(deleted == null || Metadata.deleting(deleted)).isTrue();
     assertThat(initialized(fresh(replacementName.get()))).isTrue();
     assertThat(events.forObject(replacementName.get())).extracting(TestingEventRecorder.RecordedEvent::reason).contains("DisruptionLaunching");
     assertThat(events.forObject("candidate")).extracting(TestingEventRecorder.RecordedEvent::reason).contains("DisruptionTerminating");
@@ -197,7 +197,7 @@ class OrchestrationQueueIT {
 
     assertThat(disruptedTaint(nodeOf(candidate))).isFalse();
     NodeClaim kept = fresh("candidate");
-    assertThat(ObjectWrites.isDeleting(kept)).isFalse();
+    assertThat(Metadata.deleting(kept)).isFalse();
     assertThat(Conditions.get(kept.getStatus().getConditions(), ConditionTypes.DISRUPTION_REASON)).isEmpty();
     assertThat(state.isMarkedForDeletion(providerId)).isFalse();
   }

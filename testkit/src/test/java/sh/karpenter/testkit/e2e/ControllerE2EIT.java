@@ -25,7 +25,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.operator.Operator;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;

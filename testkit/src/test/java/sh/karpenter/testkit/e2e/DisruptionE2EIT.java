@@ -21,7 +21,7 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
@@ -99,7 +99,7 @@ class DisruptionE2EIT {
   }
 
   private static List<Pod> pods(KubernetesClient client, String app) {
-    return client.pods().withLabel("app", app).list().getItems().stream().filter(p -> !ObjectWrites.isDeleting(p)).toList();
+    return client.pods().withLabel("app", app).list().getItems().stream().filter(p -> !Metadata.deleting(p)).toList();
   }
 
   private static void awaitRunning(KubernetesClient client, String app, int count) {
@@ -145,7 +145,7 @@ class DisruptionE2EIT {
 
     await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
       List<Node> nodes = nodes(client);
-      assertThat(nodes).allSatisfy(n -> assertThat(ObjectWrites.isDeleting(n)).isFalse());
+      assertThat(nodes).allSatisfy(n -> assertThat(Metadata.deleting(n)).isFalse());
       assertThat(client.resources(NodeClaim.class).list().getItems()).hasSameSizeAs(nodes);
       assertThat(nodes.stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum()).isLessThanOrEqualTo(planned + 1e-6);
       assertThat(pods(client, "web")).hasSize(5).allMatch(TestObjects::running);
@@ -192,7 +192,7 @@ class DisruptionE2EIT {
       Node node = nodeName == null ? null : informers.nodes().getStore().getByKey(nodeName);
       boolean tainted = node != null && node.getSpec().getTaints() != null
           && node.getSpec().getTaints().stream().anyMatch(t -> TaintKeys.DISRUPTED.equals(t.getKey()));
-      if (ObjectWrites.isDeleting(claim) || tainted) {
+      if (Metadata.deleting(claim) || tainted) {
         count++;
       }
     }

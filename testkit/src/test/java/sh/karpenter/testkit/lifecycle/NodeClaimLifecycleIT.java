@@ -31,15 +31,15 @@ import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.node.termination.EvictionQueue;
 import sh.karpenter.controller.node.termination.NodeTermination;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.core.catalog.FakeInstanceTypes;
 import sh.karpenter.core.clock.TestingClock;
@@ -274,20 +274,20 @@ class NodeClaimLifecycleIT {
 
     stale.setStatus(new NodeClaimStatus());
     assertThatThrownBy(() -> client.resources(NodeClaim.class).resource(stale).updateStatus())
-        .satisfies(e -> assertThat(ObjectWrites.isConflict(e)).isTrue());
-    assertThatThrownBy(() -> ObjectWrites.deleteAt(
+        .satisfies(e -> assertThat(OptimisticWrites.isConflict(e)).isTrue());
+    assertThatThrownBy(() -> OptimisticWrites.deleteAt(
             client.resources(NodeClaim.class).withName("default-locked"), stale.getMetadata().getResourceVersion()))
-        .satisfies(e -> assertThat(ObjectWrites.isConflict(e)).isTrue());
+        .satisfies(e -> assertThat(OptimisticWrites.isConflict(e)).isTrue());
     assertThat(get("default-locked").getMetadata().getDeletionTimestamp()).isNull();
   }
 
   /** Removes a taint as a daemon would, retrying while other controllers update the Node. */
   private void removeTaint(String node, String key) {
-    await().atMost(30, SECONDS).ignoreExceptionsMatching(ObjectWrites::isConflict).until(() -> {
+    await().atMost(30, SECONDS).ignoreExceptionsMatching(OptimisticWrites::isConflict).until(() -> {
       Node current = client.nodes().withName(node).get();
       List<Taint> taints = new ArrayList<>(current.getSpec().getTaints());
       taints.removeIf(t -> t.getKey().equals(key));
-      ObjectWrites.mergePatch(client.nodes().withName(node), client.getKubernetesSerialization(),
+      OptimisticWrites.mergePatch(client.nodes().withName(node), client.getKubernetesSerialization(),
           current.getMetadata().getResourceVersion(), Map.of("spec", Map.of("taints", taints)));
       return true;
     });

@@ -19,9 +19,10 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.garbagecollection.GarbageCollection;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.cloudprovider.LaunchRequest;
@@ -118,7 +119,7 @@ class NodeClaimGarbageCollectionIT {
     });
     String relaunched = kwok.get("default-restarted").getStatus().getProviderID();
     assertThat(relaunched).isNotEqualTo(orphan.providerId());
-    kwok.awaitCached("default-restarted", cached -> relaunched.equals(NodeClaims.providerId(cached)));
+    kwok.awaitCached("default-restarted", cached -> relaunched.equals(Metadata.providerId(cached)));
 
     kwok.clock.step(GarbageCollection.PERIOD);
     gc.reconcile();

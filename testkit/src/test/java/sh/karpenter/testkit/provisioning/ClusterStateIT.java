@@ -17,7 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.objects.Pods;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.Provisioner;
 import sh.karpenter.controller.runtime.Informers;
@@ -150,7 +151,7 @@ class ClusterStateIT {
     POOL.create(client);
     Pod pod = client.pods().resource(TestObjects.pausePod("web", "web")).create();
     await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
-        && informers.pods().getStore().list().stream().anyMatch(ClusterState::unschedulable));
+        && informers.pods().getStore().list().stream().anyMatch(Pods::failedToSchedule));
 
     Provisioner.Pass pass = provisioner.provision();
 

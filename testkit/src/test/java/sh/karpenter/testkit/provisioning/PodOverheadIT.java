@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.PodTrigger;
 import sh.karpenter.controller.provisioning.Provisioner;

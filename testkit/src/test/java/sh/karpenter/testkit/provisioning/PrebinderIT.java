@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.operator.Operator;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Prebinder;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Result;

@@ -21,7 +21,7 @@ import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.api.v1.NodePoolHash;
 import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.operator.Options;
+import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
 import sh.karpenter.controller.provisioning.PodTrigger;
 import sh.karpenter.controller.provisioning.Provisioner;

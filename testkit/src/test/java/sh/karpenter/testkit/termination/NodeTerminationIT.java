@@ -36,7 +36,7 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.node.termination.NodeTermination;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.TestingEventRecorder.RecordedEvent;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.wellknown.Annotations;
@@ -384,7 +384,7 @@ class NodeTerminationIT {
   }
 
   private String providerId(String nodeClaim) {
-    return NodeClaims.providerId(nodeClaim(nodeClaim));
+    return Metadata.providerId(nodeClaim(nodeClaim));
   }
 
   private static Optional<Condition> condition(NodeClaim nodeClaim, String type) {

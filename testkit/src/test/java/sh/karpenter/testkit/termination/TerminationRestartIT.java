@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.TestObjects;
@@ -39,7 +39,7 @@ class TerminationRestartIT {
   void aControllerStartedAfterTheFirstDiedMidDrainFinishesTheDrain(KubernetesClient client) throws Exception {
     rig = new TerminationRig(client, Clock.systemUTC());
     rig.registeredNode("restart", "node-restart", null);
-    String providerId = NodeClaims.providerId(client.resources(NodeClaim.class).withName("restart").get());
+    String providerId = Metadata.providerId(client.resources(NodeClaim.class).withName("restart").get());
     Pod guarded = TestObjects.pausePod("guarded", "guarded");
     guarded.getMetadata().setAnnotations(Map.of(Annotations.DO_NOT_DISRUPT, "true"));
     guarded.getSpec().setNodeName("node-restart");

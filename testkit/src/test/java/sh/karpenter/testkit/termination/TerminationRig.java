@@ -20,8 +20,8 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.node.termination.EvictionQueue;
 import sh.karpenter.controller.node.termination.NodeTermination;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.ReconcileObserver;
@@ -94,7 +94,7 @@ final class TerminationRig implements AutoCloseable {
         %s""".formatted(nodeClaim, terminationGracePeriod == null ? "" : "  terminationGracePeriod: " + terminationGracePeriod + "\n"),
         NodeClaim.class)).create();
     lifecycle.reconcile(nodeClaim);
-    String providerId = NodeClaims.providerId(client.resources(NodeClaim.class).withName(nodeClaim).get());
+    String providerId = Metadata.providerId(client.resources(NodeClaim.class).withName(nodeClaim).get());
     Node created = TestObjects.kwokNode(node, "8", "16Gi", providerId, List.of(TestObjects.unregisteredTaint()));
     if (!kwokManaged) {
       created.getMetadata().getAnnotations().remove(KwokNodes.ANNOTATION);

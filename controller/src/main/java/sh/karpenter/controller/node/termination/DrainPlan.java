@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import sh.karpenter.controller.objects.Pods;
 
 /**
  * One pass of a Node's drain, decided from the pods bound to it, the time and the node's deadline
@@ -45,7 +46,7 @@ public record DrainPlan(List<Pod> evict, List<Deletion> delete, List<Pod> waitin
     CRITICAL_DAEMONSET;
 
     public static Tier of(Pod pod) {
-      boolean daemonSet = DrainPods.daemonSet(pod);
+      boolean daemonSet = Pods.ownedByDaemonSet(pod);
       if (DrainPods.critical(pod)) {
         return daemonSet ? CRITICAL_DAEMONSET : CRITICAL;
       }
@@ -73,7 +74,7 @@ public record DrainPlan(List<Pod> evict, List<Deletion> delete, List<Pod> waitin
   public static DrainPlan of(Collection<Pod> pods, Instant now, Instant deadline) {
     List<Pod> waiting = pods.stream()
         .filter(p -> DrainPods.awaitingEviction(p, now))
-        .sorted(Comparator.comparing(DrainPods::key))
+        .sorted(Comparator.comparing(Pods::key))
         .toList();
     List<Deletion> delete = new ArrayList<>();
     Set<Pod> deleting = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -83,7 +84,7 @@ public record DrainPlan(List<Pod> evict, List<Deletion> delete, List<Pod> waitin
         if (now.isBefore(deadline.minusSeconds(DrainPods.gracePeriodSeconds(pod)))) {
           continue;
         }
-        Instant deletion = DrainPods.deletionTimestamp(pod);
+        Instant deletion = Pods.deletionTimestamp(pod);
         if (deletion == null || deletion.isAfter(deadline)) {
           delete.add(new Deletion(pod, secondsLeft));
           deleting.add(pod);

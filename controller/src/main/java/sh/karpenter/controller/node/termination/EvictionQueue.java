@@ -18,13 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.BucketRateLimiter;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.ExponentialFailureRateLimiter;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.MaxOfRateLimiter;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.RateLimiter;
 import sh.karpenter.controller.runtime.ReconcileObserver;
 import sh.karpenter.controller.runtime.Reconciler;
@@ -106,7 +107,7 @@ public final class EvictionQueue implements Reconciler<String> {
 
   /** The queue's item for a pod: {@code namespace/name/uid}, none of which can contain a slash. */
   static String key(Pod pod) {
-    return DrainPods.key(pod) + "/" + pod.getMetadata().getUid();
+    return Pods.key(pod) + "/" + pod.getMetadata().getUid();
   }
 
   @Override
@@ -115,7 +116,7 @@ public final class EvictionQueue implements Reconciler<String> {
     String podKey = key.substring(0, uidAt);
     String uid = key.substring(uidAt + 1);
     Pod pod = informers.pods().getStore().getByKey(podKey);
-    if (pod == null || !uid.equals(pod.getMetadata().getUid()) || DrainPods.terminating(pod) || DrainPods.terminal(pod)) {
+    if (pod == null || !uid.equals(pod.getMetadata().getUid()) || Pods.terminating(pod) || Pods.terminal(pod)) {
       queued.remove(key);
       return Result.done();
     }
@@ -158,7 +159,7 @@ public final class EvictionQueue implements Reconciler<String> {
           : TOO_MANY_REQUESTS; // fabric8 answers false exactly on 429
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404 && e.getCode() != 409) {
-        LOG.warn("evicting pod {}: {}", DrainPods.key(pod), e.getMessage());
+        LOG.warn("evicting pod {}: {}", Pods.key(pod), e.getMessage());
       }
       return e.getCode();
     }

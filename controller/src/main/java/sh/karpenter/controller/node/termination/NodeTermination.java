@@ -26,12 +26,14 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
 import sh.karpenter.core.wellknown.Annotations;
@@ -85,7 +87,6 @@ public final class NodeTermination implements Reconciler<String> {
   static final String AWAITING_VOLUME_DETACHMENT = "AwaitingVolumeDetachment";
   static final String GRACE_PERIOD_ELAPSED = "TerminationGracePeriodElapsed";
   private static final Result CONFLICT = Result.requeueAfter(Duration.ZERO);
-  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -115,7 +116,7 @@ public final class NodeTermination implements Reconciler<String> {
   public static Optional<String> terminatingNodeOf(Informers informers, Pod pod) {
     String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     Node node = nodeName == null ? null : informers.nodes().getStore().getByKey(nodeName);
-    return node != null && ObjectWrites.isDeleting(node) ? Optional.of(nodeName) : Optional.empty();
+    return node != null && Metadata.deleting(node) ? Optional.of(nodeName) : Optional.empty();
   }
 
   @Override
@@ -123,7 +124,7 @@ public final class NodeTermination implements Reconciler<String> {
     try {
       return terminate(name);
     } catch (RuntimeException e) {
-      if (ObjectWrites.isConflict(e)) {
+      if (OptimisticWrites.isConflict(e)) {
         LOG.debug("node {}: conflict, retrying: {}", name, e.getMessage());
         return CONFLICT;
       }
@@ -136,7 +137,7 @@ public final class NodeTermination implements Reconciler<String> {
     if (node == null) {
       node = client.nodes().withName(name).get();
     }
-    if (node == null || !ObjectWrites.isDeleting(node) || !ObjectWrites.hasFinalizer(node, Finalizers.TERMINATION)) {
+    if (node == null || !Metadata.deleting(node) || !Metadata.hasFinalizer(node, Finalizers.TERMINATION)) {
       return Result.done();
     }
     String providerId = node.getSpec() == null || node.getSpec().getProviderID() == null ? "" : node.getSpec().getProviderID();
@@ -147,13 +148,13 @@ public final class NodeTermination implements Reconciler<String> {
 
     // 1. The NodeClaim goes with its Node.
     for (NodeClaim nodeClaim : nodeClaims) {
-      if (!ObjectWrites.isDeleting(nodeClaim)) {
+      if (!Metadata.deleting(nodeClaim)) {
         LOG.info("node {}: deleting nodeclaim {}", name, nodeClaim.getMetadata().getName());
-        ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()), null);
+        OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()), null);
       }
     }
     // 2. Nothing to drain on a Node whose instance is gone.
-    if (!NodeClaims.nodeReady(node) && !providerId.isEmpty() && cloudProvider.get(providerId).isEmpty()) {
+    if (!Metadata.ready(node) && !providerId.isEmpty() && cloudProvider.get(providerId).isEmpty()) {
       LOG.info("node {}: instance {} is gone, skipping the drain", name, providerId);
       return removeFinalizer(node);
     }
@@ -243,12 +244,12 @@ public final class NodeTermination implements Reconciler<String> {
       client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
           .withGracePeriod(deletion.gracePeriodSeconds()).delete();
     } catch (RuntimeException e) {
-      if (!ObjectWrites.isNotFound(e)) {
+      if (!OptimisticWrites.isNotFound(e)) {
         throw e;
       }
       return;
     }
-    LOG.info("deleted pod {} with {}s grace to meet the node's termination time {}", DrainPods.key(pod), deletion.gracePeriodSeconds(), deadline);
+    LOG.info("deleted pod {} with {}s grace to meet the node's termination time {}", Pods.key(pod), deletion.gracePeriodSeconds(), deadline);
     metrics.disruption().podDrained(disruptionReason(nodeClaim));
   }
 
@@ -277,8 +278,8 @@ public final class NodeTermination implements Reconciler<String> {
   /** Adds the disrupted taint and the exclude label when missing; the Node as stored. */
   private Node taint(Node node) {
     List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
-    boolean tainted = taints.stream().anyMatch(t -> DrainPods.DISRUPTED.key().equals(t.getKey())
-        && DrainPods.DISRUPTED.effect().name().equals(t.getEffect()) && (t.getValue() == null || t.getValue().isEmpty()));
+    boolean tainted = taints.stream().anyMatch(t -> Pods.DISRUPTED.key().equals(t.getKey())
+        && Pods.DISRUPTED.effect().name().equals(t.getEffect()) && (t.getValue() == null || t.getValue().isEmpty()));
     Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
     boolean labelled = EXCLUDE_VALUE.equals(labels.get(Labels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS));
     if (tainted && labelled) {
@@ -286,14 +287,14 @@ public final class NodeTermination implements Reconciler<String> {
     }
     List<Taint> updated = new ArrayList<>(taints);
     if (!tainted) {
-      updated.removeIf(t -> DrainPods.DISRUPTED.key().equals(t.getKey()));
-      updated.add(new TaintBuilder().withKey(DrainPods.DISRUPTED.key()).withEffect(DrainPods.DISRUPTED.effect().name()).build());
+      updated.removeIf(t -> Pods.DISRUPTED.key().equals(t.getKey()));
+      updated.add(new TaintBuilder().withKey(Pods.DISRUPTED.key()).withEffect(Pods.DISRUPTED.effect().name()).build());
     }
-    Map<String, Object> patch = new LinkedHashMap<>(ObjectWrites.metadata(Map.of("labels", Map.of(Labels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, EXCLUDE_VALUE))));
+    Map<String, Object> patch = new LinkedHashMap<>(OptimisticWrites.metadata(Map.of("labels", Map.of(Labels.EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS, EXCLUDE_VALUE))));
     patch.put("spec", Map.of("taints", updated));
-    Node written = ObjectWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(),
+    Node written = OptimisticWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(),
         node.getMetadata().getResourceVersion(), patch);
-    LOG.info("tainted node {} {}:{}", node.getMetadata().getName(), DrainPods.DISRUPTED.key(), DrainPods.DISRUPTED.effect());
+    LOG.info("tainted node {} {}:{}", node.getMetadata().getName(), Pods.DISRUPTED.key(), Pods.DISRUPTED.effect());
     return written;
   }
 
@@ -306,25 +307,25 @@ public final class NodeTermination implements Reconciler<String> {
   }
 
   private Result removeFinalizer(Node node) {
-    Node current = node;
-    for (int attempt = 1; ; attempt++) {
-      try {
-        ObjectWrites.mergePatch(client.nodes().withName(current.getMetadata().getName()), client.getKubernetesSerialization(),
-            current.getMetadata().getResourceVersion(),
-            ObjectWrites.metadata(Map.of("finalizers", ObjectWrites.withoutFinalizer(current, Finalizers.TERMINATION))));
-        break;
-      } catch (RuntimeException e) {
-        if (ObjectWrites.isNotFound(e)) {
-          return Result.done();
-        }
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        current = client.nodes().withName(current.getMetadata().getName()).get();
-        if (current == null || !ObjectWrites.hasFinalizer(current, Finalizers.TERMINATION)) {
-          return Result.done();
-        }
+    String name = node.getMetadata().getName();
+    boolean removed = OptimisticWrites.retryOnConflict(node, current -> {
+      if (current == null || !Metadata.hasFinalizer(current, Finalizers.TERMINATION)) {
+        return false;
       }
+      try {
+        OptimisticWrites.mergePatch(client.nodes().withName(name), client.getKubernetesSerialization(),
+            current.getMetadata().getResourceVersion(),
+            OptimisticWrites.metadata(Map.of("finalizers", OptimisticWrites.withoutFinalizer(current, Finalizers.TERMINATION))));
+        return true;
+      } catch (RuntimeException e) {
+        if (OptimisticWrites.isNotFound(e)) {
+          return false;
+        }
+        throw e;
+      }
+    }, () -> client.nodes().withName(name).get());
+    if (!removed) {
+      return Result.done();
     }
     LOG.info("deleted node {}", node.getMetadata().getName());
     Instant now = clock.instant();

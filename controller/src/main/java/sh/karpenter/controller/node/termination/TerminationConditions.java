@@ -10,7 +10,7 @@ import java.util.Optional;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 
 /**
  * Writes the conditions termination reports on the Node's NodeClaim ({@code Drained}, {@code

@@ -11,7 +11,7 @@ import sh.karpenter.api.v1.NodeClaimSpec;
 import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.api.v1.NodePoolHash;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.snapshot.NodePoolConverter;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.cloudprovider.CloudProvider;
@@ -78,7 +78,7 @@ public final class Drift {
       reason = instanceTypeDrift(instanceTypes.get(pool.getMetadata().getName(), nodeClassRef(pool)), nodeClaim);
     }
     if (reason.isEmpty()) {
-      String provider = cloudProvider.driftReason(NodeClaims.providerId(nodeClaim), nodeClassRef(nodeClaim.getSpec()));
+      String provider = cloudProvider.driftReason(Metadata.providerId(nodeClaim), nodeClassRef(nodeClaim.getSpec()));
       reason = provider == null ? "" : provider;
     }
     return reason;

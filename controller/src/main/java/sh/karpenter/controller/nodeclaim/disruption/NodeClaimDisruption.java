@@ -16,12 +16,13 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
 
@@ -46,7 +47,6 @@ public final class NodeClaimDisruption implements Reconciler<String> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeClaimDisruption.class);
 
   public static final String NAME = "nodeclaim.disruption";
-  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -100,25 +100,16 @@ public final class NodeClaimDisruption implements Reconciler<String> {
 
   @Override
   public Result reconcile(String name) {
-    NodeClaim nodeClaim = NodeClaims.get(client, informers, name);
-    for (int attempt = 1; ; attempt++) {
-      if (nodeClaim == null || ObjectWrites.isDeleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
+    return OptimisticWrites.retryOnConflict(NodeClaims.get(client, informers, name), nodeClaim -> {
+      if (nodeClaim == null || Metadata.deleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
         return Result.done();
       }
       NodePool pool = informers.nodePools().getStore().getByKey(NodeClaims.nodePool(nodeClaim));
-      if (pool == null) {
-        return Result.done();
-      }
-      try {
-        return reconcile(nodeClaim, pool);
-      } catch (RuntimeException e) {
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        LOG.debug("nodeclaim {} changed while reconciling disruption conditions, retrying with a fresh copy", name);
-        nodeClaim = NodeClaims.fresh(client, name);
-      }
-    }
+      return pool == null ? Result.done() : reconcile(nodeClaim, pool);
+    }, () -> {
+      LOG.debug("nodeclaim {} changed while reconciling disruption conditions, retrying with a fresh copy", name);
+      return NodeClaims.fresh(client, name);
+    });
   }
 
   private Result reconcile(NodeClaim nodeClaim, NodePool pool) {

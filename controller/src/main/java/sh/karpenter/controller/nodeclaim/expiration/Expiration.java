@@ -9,13 +9,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NillableDuration;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 
 /**
@@ -38,7 +40,6 @@ public final class Expiration implements Reconciler<String> {
   public static final String METRIC_REASON = "expired";
   /** Upstream publishes no event here; this port tells the NodeClaim's watchers why it went. */
   public static final String EVENT_REASON = "Expired";
-  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -69,38 +70,32 @@ public final class Expiration implements Reconciler<String> {
 
   @Override
   public Result reconcile(String name) {
-    NodeClaim nodeClaim = NodeClaims.get(client, informers, name);
-    for (int attempt = 1; ; attempt++) {
-      if (nodeClaim == null || ObjectWrites.isDeleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
-        return Result.done();
-      }
-      Optional<Instant> expiry = expiresAt(nodeClaim);
-      if (expiry.isEmpty()) {
-        return Result.done();
-      }
-      Duration remaining = Duration.between(clock.instant(), expiry.get());
-      if (remaining.isPositive()) {
-        return Result.requeueAfter(remaining);
-      }
-      try {
-        ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
-      } catch (RuntimeException e) {
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        nodeClaim = NodeClaims.fresh(client, name);
-        continue;
-      }
-      expired(nodeClaim);
+    return OptimisticWrites.retryOnConflict(NodeClaims.get(client, informers, name), this::expire, () -> NodeClaims.fresh(client, name));
+  }
+
+  /** Deletes the NodeClaim, locked to the version read, once it expired. */
+  private Result expire(NodeClaim nodeClaim) {
+    if (nodeClaim == null || Metadata.deleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
       return Result.done();
     }
+    Optional<Instant> expiry = expiresAt(nodeClaim);
+    if (expiry.isEmpty()) {
+      return Result.done();
+    }
+    Duration remaining = Duration.between(clock.instant(), expiry.get());
+    if (remaining.isPositive()) {
+      return Result.requeueAfter(remaining);
+    }
+    OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()), nodeClaim.getMetadata().getResourceVersion());
+    expired(nodeClaim);
+    return Result.done();
   }
 
   private void expired(NodeClaim nodeClaim) {
     String expireAfter = nodeClaim.getSpec().getExpireAfter().text();
     LOG.info("deleting expired nodeclaim {} (nodepool {}, expireAfter {})",
         nodeClaim.getMetadata().getName(), NodeClaims.nodePool(nodeClaim), expireAfter);
-    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, METRIC_REASON));
+    metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, METRIC_REASON));
     events.normal(nodeClaim, EVENT_REASON, "NodeClaim expired after " + expireAfter);
   }
 }

@@ -17,11 +17,13 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
@@ -85,16 +87,16 @@ public final class GarbageCollection {
 
     List<NodeClaim> vanished = nodeClaims.stream()
         .filter(claim -> NodeClaims.isManaged(claim, cloudProvider) && instanceVanished(claim, listed, NodeClaims.nodesFor(informers,
-            NodeClaims.providerId(claim))))
+            Metadata.providerId(claim))))
         .toList();
     inParallel(vanished, this::collect, failures);
 
-    Set<String> referenced = nodeClaims.stream().map(NodeClaims::providerId).collect(Collectors.toSet());
+    Set<String> referenced = nodeClaims.stream().map(Metadata::providerId).collect(Collectors.toSet());
     Set<String> unreferenced = listed.stream().filter(id -> !referenced.contains(id)).collect(Collectors.toSet());
     List<String> leakedIds = leaked.observe(unreferenced, clock.instant());
     if (!leakedIds.isEmpty()) {
       Set<String> confirmed = client.resources(NodeClaim.class).list().getItems().stream()
-          .map(NodeClaims::providerId).collect(Collectors.toSet());
+          .map(Metadata::providerId).collect(Collectors.toSet());
       List<String> toTerminate = leakedIds.stream().filter(id -> !confirmed.contains(id)).toList();
       leakedIds.stream().filter(confirmed::contains).forEach(leaked::forget);
       inParallel(toTerminate, this::terminate, failures);
@@ -113,28 +115,28 @@ public final class GarbageCollection {
    * listedInstances} and none of its Nodes is Ready: the instance is gone and nothing runs there.
    */
   static boolean instanceVanished(NodeClaim nodeClaim, Set<String> listedInstances, List<Node> nodes) {
-    String providerId = NodeClaims.providerId(nodeClaim);
+    String providerId = Metadata.providerId(nodeClaim);
     return !providerId.isEmpty()
-        && !ObjectWrites.isDeleting(nodeClaim)
+        && !Metadata.deleting(nodeClaim)
         && Conditions.isTrue(nodeClaim.getStatus().getConditions(), ConditionTypes.REGISTERED)
         && !listedInstances.contains(providerId)
-        && nodes.stream().noneMatch(NodeClaims::nodeReady);
+        && nodes.stream().noneMatch(Metadata::ready);
   }
 
   /** Deletes a NodeClaim whose instance vanished; a conflict (it changed since the cache read) waits for the next pass. */
   private void collect(NodeClaim nodeClaim) {
     String name = nodeClaim.getMetadata().getName();
     try {
-      ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
+      OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     } catch (RuntimeException e) {
-      if (ObjectWrites.isConflict(e)) {
+      if (OptimisticWrites.isConflict(e)) {
         return;
       }
       throw e;
     }
     LOG.info("garbage collecting nodeclaim {} with no cloudprovider representation (provider-id {}, nodepool {})",
-        name, NodeClaims.providerId(nodeClaim), NodeClaims.nodePool(nodeClaim));
-    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, METRIC_REASON));
+        name, Metadata.providerId(nodeClaim), NodeClaims.nodePool(nodeClaim));
+    metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, METRIC_REASON));
   }
 
   /** Terminates a leaked instance; it stays remembered, so later passes repeat the call until it is gone. */

@@ -17,11 +17,12 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
@@ -61,7 +62,7 @@ final class Finalization {
   }
 
   Result reconcile(NodeClaim nodeClaim) {
-    if (!ObjectWrites.hasFinalizer(nodeClaim, Finalizers.TERMINATION)) {
+    if (!Metadata.hasFinalizer(nodeClaim, Finalizers.TERMINATION)) {
       return Result.done();
     }
     String name = nodeClaim.getMetadata().getName();
@@ -69,7 +70,7 @@ final class Finalization {
     if (Conditions.isTrue(conditions(nodeClaim), REGISTERED)) {
       List<Node> nodes = nodes(nodeClaim);
       for (Node node : nodes) {
-        if (!ObjectWrites.isDeleting(node)) {
+        if (!Metadata.deleting(node)) {
           LOG.info("nodeclaim {}: deleting node {}", name, node.getMetadata().getName());
           delete(node);
         }
@@ -78,7 +79,7 @@ final class Finalization {
         return Result.requeueAfter(POLL);
       }
     }
-    String providerId = NodeClaims.providerId(nodeClaim);
+    String providerId = Metadata.providerId(nodeClaim);
     if (providerId.isEmpty()) {
       providerId = cache.get(nodeClaim.getMetadata().getUid()).map(Instance::providerId).orElse("");
     }
@@ -100,11 +101,11 @@ final class Finalization {
       }
     }
     try {
-      ObjectWrites.mergePatch(client.resources(NodeClaim.class).withName(name), client.getKubernetesSerialization(),
+      OptimisticWrites.mergePatch(client.resources(NodeClaim.class).withName(name), client.getKubernetesSerialization(),
           nodeClaim.getMetadata().getResourceVersion(),
-          ObjectWrites.metadata(Map.of("finalizers", ObjectWrites.withoutFinalizer(nodeClaim, Finalizers.TERMINATION))));
+          OptimisticWrites.metadata(Map.of("finalizers", OptimisticWrites.withoutFinalizer(nodeClaim, Finalizers.TERMINATION))));
     } catch (RuntimeException e) {
-      if (!ObjectWrites.isNotFound(e)) {
+      if (!OptimisticWrites.isNotFound(e)) {
         throw e;
       }
     }
@@ -116,7 +117,7 @@ final class Finalization {
 
   /** The Nodes of the NodeClaim: those with its providerID, or the one named in {@code status.nodeName}. */
   private List<Node> nodes(NodeClaim nodeClaim) {
-    List<Node> nodes = new ArrayList<>(NodeClaims.nodesFor(informers, NodeClaims.providerId(nodeClaim)));
+    List<Node> nodes = new ArrayList<>(NodeClaims.nodesFor(informers, Metadata.providerId(nodeClaim)));
     String nodeName = nodeClaim.getStatus() == null ? null : nodeClaim.getStatus().getNodeName();
     if (nodes.isEmpty() && nodeName != null && !nodeName.isEmpty()) {
       // The cache may not have seen the Node yet; never leave a registered Node behind.
@@ -132,7 +133,7 @@ final class Finalization {
     try {
       client.nodes().withName(node.getMetadata().getName()).delete();
     } catch (RuntimeException e) {
-      if (!ObjectWrites.isNotFound(e)) {
+      if (!OptimisticWrites.isNotFound(e)) {
         throw e;
       }
     }
@@ -160,11 +161,11 @@ final class Finalization {
     Instant deletion = Instant.parse(nodeClaim.getMetadata().getDeletionTimestamp());
     String terminationTime = deletion.plus(nodeClaim.getSpec().getTerminationGracePeriod().duration()).toString();
     try {
-      return ObjectWrites.mergePatch(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()),
+      return OptimisticWrites.mergePatch(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()),
           client.getKubernetesSerialization(), nodeClaim.getMetadata().getResourceVersion(),
-          ObjectWrites.metadata(Map.of("annotations", Map.of(Annotations.NODE_CLAIM_TERMINATION_TIMESTAMP, terminationTime))));
+          OptimisticWrites.metadata(Map.of("annotations", Map.of(Annotations.NODE_CLAIM_TERMINATION_TIMESTAMP, terminationTime))));
     } catch (RuntimeException e) {
-      if (ObjectWrites.isNotFound(e)) {
+      if (OptimisticWrites.isNotFound(e)) {
         return nodeClaim;
       }
       throw e;

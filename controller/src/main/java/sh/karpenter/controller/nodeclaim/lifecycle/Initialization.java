@@ -17,10 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
 
@@ -63,7 +64,7 @@ final class Initialization implements Step {
     NodeClaim nodeClaim = state.nodeClaim();
     Node node = state.node();
     if (node == null) {
-      List<Node> nodes = NodeClaims.nodesFor(informers, NodeClaims.providerId(nodeClaim));
+      List<Node> nodes = NodeClaims.nodesFor(informers, Metadata.providerId(nodeClaim));
       node = nodes.size() == 1 ? nodes.getFirst() : null;
     }
     if (node == null) {
@@ -78,10 +79,10 @@ final class Initialization implements Step {
     if (!"true".equals(labels(node).get(Labels.NODE_INITIALIZED))) {
       try {
         // Adding one label needs no lock: a merge patch leaves the other labels alone.
-        ObjectWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(), null,
-            ObjectWrites.metadata(Map.of("labels", Map.of(Labels.NODE_INITIALIZED, "true"))));
+        OptimisticWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(), null,
+            OptimisticWrites.metadata(Map.of("labels", Map.of(Labels.NODE_INITIALIZED, "true"))));
       } catch (RuntimeException e) {
-        if (ObjectWrites.isNotFound(e)) {
+        if (OptimisticWrites.isNotFound(e)) {
           state.setCondition(INITIALIZED, Conditions.UNKNOWN, "NodeNotFound", "Node not registered with cluster");
           return Result.requeueAfter(POLL);
         }
@@ -99,7 +100,7 @@ final class Initialization implements Step {
 
   /** What still keeps the Node from being initialized, or empty when nothing does. */
   static Optional<Blocker> blocker(Node node, NodeClaim nodeClaim) {
-    if (!NodeClaims.nodeReady(node)) {
+    if (!Metadata.ready(node)) {
       return Optional.of(new Blocker("NodeNotReady", "Node status is NotReady"));
     }
     List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();

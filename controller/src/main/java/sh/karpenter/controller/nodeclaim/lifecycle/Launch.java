@@ -16,13 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TokenBucket;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.CreateException;
 import sh.karpenter.core.cloudprovider.Instance;
@@ -138,9 +139,9 @@ final class Launch implements Step {
     events.warning(nodeClaim, eventReason, "NodeClaim " + name + " event: " + StatusConditions.truncate(error.getMessage()));
     // Locked to the version the decision was made on: a stale cache must not delete (and count) twice.
     // A conflict propagates, and the reconcile starts over from a fresh copy.
-    ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
+    OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
-    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, metricReason));
+    metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, metricReason));
   }
 
   /**
@@ -159,9 +160,7 @@ final class Launch implements Step {
 
   /** Neither bound to a node, finished, nor terminating: the event would otherwise mislead. */
   static boolean waiting(Pod pod) {
-    boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null && !pod.getSpec().getNodeName().isEmpty();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !bound && !"Succeeded".equals(phase) && !"Failed".equals(phase) && !ObjectWrites.isDeleting(pod);
+    return !Pods.bound(pod) && Pods.active(pod);
   }
 
   /**

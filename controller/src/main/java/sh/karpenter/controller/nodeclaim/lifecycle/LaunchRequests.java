@@ -8,7 +8,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimSpec;
 import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.core.cloudprovider.LaunchRequest;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
 import sh.karpenter.core.requirements.Operator;

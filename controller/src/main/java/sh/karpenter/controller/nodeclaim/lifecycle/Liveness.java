@@ -11,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 
 /**
  * Liveness: deletes a NodeClaim that did not launch within {@link #LAUNCH_TIMEOUT} (counted from the
@@ -60,10 +60,10 @@ final class Liveness implements Step {
     String name = nodeClaim.getMetadata().getName();
     // Locked to the version the decision was made on: a stale cache must not delete (and count) twice.
     // A conflict propagates, and the reconcile starts over from a fresh copy.
-    ObjectWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
+    OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
     LOG.info("deleting nodeclaim {}: {} after {}", name, reason, timeout);
-    metrics.nodeClaimDisrupted(NodeClaims.disruptionLabels(nodeClaim, reason));
+    metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, reason));
     return Result.done();
   }
 }

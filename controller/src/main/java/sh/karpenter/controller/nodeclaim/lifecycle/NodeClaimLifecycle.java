@@ -22,13 +22,14 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
-import sh.karpenter.controller.nodeclaim.StatusConditions;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.wellknown.Finalizers;
 
@@ -53,7 +54,6 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
   public static final String NAME = "nodeclaim.lifecycle";
   /** Kind label of the condition-transition metrics. */
   static final String KIND = "nodeclaim";
-  private static final int ATTEMPTS = 3;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -87,30 +87,24 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
 
   @Override
   public Result reconcile(String name) {
-    NodeClaim nodeClaim = NodeClaims.get(client, informers, name);
-    for (int attempt = 1; ; attempt++) {
+    return OptimisticWrites.retryOnConflict(NodeClaims.get(client, informers, name), nodeClaim -> {
       if (nodeClaim == null || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
         return Result.done();
       }
-      try {
-        return ObjectWrites.isDeleting(nodeClaim) ? finalization.reconcile(nodeClaim) : reconcileLive(nodeClaim);
-      } catch (RuntimeException e) {
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        LOG.debug("nodeclaim {} changed while reconciling, retrying with a fresh copy", name);
-        nodeClaim = NodeClaims.fresh(client, name);
-      }
-    }
+      return Metadata.deleting(nodeClaim) ? finalization.reconcile(nodeClaim) : reconcileLive(nodeClaim);
+    }, () -> {
+      LOG.debug("nodeclaim {} changed while reconciling, retrying with a fresh copy", name);
+      return NodeClaims.fresh(client, name);
+    });
   }
 
   private Result reconcileLive(NodeClaim stored) {
     String name = stored.getMetadata().getName();
-    if (!ObjectWrites.hasFinalizer(stored, Finalizers.TERMINATION)) {
+    if (!Metadata.hasFinalizer(stored, Finalizers.TERMINATION)) {
       // Before launching: an instance must never exist without the finalizer that cleans it up.
-      stored = ObjectWrites.mergePatch(client.resources(NodeClaim.class).withName(name), serialization,
+      stored = OptimisticWrites.mergePatch(client.resources(NodeClaim.class).withName(name), serialization,
           stored.getMetadata().getResourceVersion(),
-          ObjectWrites.metadata(Map.of("finalizers", ObjectWrites.withFinalizer(stored, Finalizers.TERMINATION))));
+          OptimisticWrites.metadata(Map.of("finalizers", OptimisticWrites.withFinalizer(stored, Finalizers.TERMINATION))));
     }
     LifecycleState state = new LifecycleState(serialization.clone(stored), clock.instant());
     for (String type : List.of(LAUNCHED, REGISTERED, INITIALIZED)) {
@@ -150,8 +144,8 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
       metadata.put("annotations", desired.getMetadata().getAnnotations());
     }
     if (!metadata.isEmpty()) {
-      current = ObjectWrites.mergePatch(client.resources(NodeClaim.class).withName(name), serialization,
-          stored.getMetadata().getResourceVersion(), ObjectWrites.metadata(metadata));
+      current = OptimisticWrites.mergePatch(client.resources(NodeClaim.class).withName(name), serialization,
+          stored.getMetadata().getResourceVersion(), OptimisticWrites.metadata(metadata));
       if (!json(normalized(current)).equals(json(normalized(stored)))) {
         // Someone else changed the status in between: writing ours over it would lose their change.
         throw conflict(name);

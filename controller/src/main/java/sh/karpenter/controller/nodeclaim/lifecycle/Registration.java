@@ -17,11 +17,12 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.wellknown.Finalizers;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
@@ -41,7 +42,6 @@ final class Registration implements Step {
   static final String MULTIPLE_NODES_FOUND = "MultipleNodesFound";
   /** Event reason (docs/behaviour/observability.md#events). */
   static final String UNREGISTERED_TAINT_MISSING = "UnregisteredTaintMissing";
-  private static final int ATTEMPTS = 5;
 
   private final KubernetesClient client;
   private final Informers informers;
@@ -61,7 +61,7 @@ final class Registration implements Step {
       return Result.done();
     }
     NodeClaim nodeClaim = state.nodeClaim();
-    List<Node> nodes = NodeClaims.nodesFor(informers, NodeClaims.providerId(nodeClaim));
+    List<Node> nodes = NodeClaims.nodesFor(informers, Metadata.providerId(nodeClaim));
     if (nodes.isEmpty()) {
       state.setCondition(REGISTERED, Conditions.UNKNOWN, NODE_NOT_FOUND, "Node not registered with cluster");
       return Result.requeueAfter(POLL);
@@ -102,28 +102,25 @@ final class Registration implements Step {
 
   /** Patches the Node until it carries what {@link #syncPatch} asks for; null when the Node vanished. */
   private Node sync(Node node, NodeClaim nodeClaim) {
-    Node current = node;
-    for (int attempt = 1; ; attempt++) {
+    String name = node.getMetadata().getName();
+    return OptimisticWrites.retryOnConflict(node, current -> {
+      if (current == null) {
+        return null;
+      }
       Map<String, Object> patch = syncPatch(current, nodeClaim);
       if (patch.isEmpty()) {
         return current;
       }
       try {
-        return ObjectWrites.mergePatch(client.nodes().withName(current.getMetadata().getName()),
+        return OptimisticWrites.mergePatch(client.nodes().withName(name),
             client.getKubernetesSerialization(), current.getMetadata().getResourceVersion(), patch);
       } catch (RuntimeException e) {
-        if (ObjectWrites.isNotFound(e)) {
+        if (OptimisticWrites.isNotFound(e)) {
           return null;
         }
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        current = client.nodes().withName(current.getMetadata().getName()).get();
-        if (current == null) {
-          return null;
-        }
+        throw e;
       }
-    }
+    }, () -> client.nodes().withName(name).get());
   }
 
   /**
@@ -141,8 +138,8 @@ final class Registration implements Step {
     if (!annotations.equals(orEmpty(node.getMetadata().getAnnotations()))) {
       metadata.put("annotations", annotations);
     }
-    if (!ObjectWrites.hasFinalizer(node, Finalizers.TERMINATION)) {
-      metadata.put("finalizers", ObjectWrites.withFinalizer(node, Finalizers.TERMINATION));
+    if (!Metadata.hasFinalizer(node, Finalizers.TERMINATION)) {
+      metadata.put("finalizers", OptimisticWrites.withFinalizer(node, Finalizers.TERMINATION));
     }
     List<OwnerReference> owners =
         new ArrayList<>(node.getMetadata().getOwnerReferences() == null ? List.of() : node.getMetadata().getOwnerReferences());

@@ -1,11 +1,11 @@
 package sh.karpenter.controller.nodeclaim.podevents;
 
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import sh.karpenter.controller.objects.Pods;
 
 /**
  * A pod bound to or removed from a node, read off one pod informer notification: what {@code
@@ -30,10 +30,10 @@ public record PodEvent(String nodeName, Instant time) {
 
   /** A pod the informer saw appear (created, or listed at start). */
   public static Optional<PodEvent> added(Pod pod, Instant now) {
-    if (ignored(pod) || terminal(pod) || terminating(pod)) {
+    if (ignored(pod) || Pods.terminal(pod) || Pods.terminating(pod)) {
       return Optional.empty();
     }
-    return Optional.of(new PodEvent(nodeName(pod), scheduledAt(pod).or(() -> created(pod)).orElse(now)));
+    return Optional.of(new PodEvent(Pods.nodeName(pod), scheduledAt(pod).or(() -> created(pod)).orElse(now)));
   }
 
   /** A pod the informer saw change from {@code old} to {@code pod}. */
@@ -41,43 +41,24 @@ public record PodEvent(String nodeName, Instant time) {
     if (ignored(pod)) {
       return Optional.empty();
     }
-    if (nodeName(old) == null) {
-      return Optional.of(new PodEvent(nodeName(pod), scheduledAt(pod).orElse(now)));
+    if (Pods.nodeName(old) == null) {
+      return Optional.of(new PodEvent(Pods.nodeName(pod), scheduledAt(pod).orElse(now)));
     }
-    boolean removed = (!terminal(old) && terminal(pod)) || (!terminal(old) && !terminating(old) && terminating(pod));
-    return removed ? Optional.of(new PodEvent(nodeName(pod), now)) : Optional.empty();
+    boolean removed = (!Pods.terminal(old) && Pods.terminal(pod)) || (!Pods.terminal(old) && !Pods.terminating(old) && Pods.terminating(pod));
+    return removed ? Optional.of(new PodEvent(Pods.nodeName(pod), now)) : Optional.empty();
   }
 
   /** A pod the informer saw go; one already terminal or terminating was counted when it became so. */
   public static Optional<PodEvent> deleted(Pod pod, Instant now) {
-    if (ignored(pod) || terminal(pod) || terminating(pod)) {
+    if (ignored(pod) || Pods.terminal(pod) || Pods.terminating(pod)) {
       return Optional.empty();
     }
-    return Optional.of(new PodEvent(nodeName(pod), now));
+    return Optional.of(new PodEvent(Pods.nodeName(pod), now));
   }
 
   /** Unbound pods and DaemonSet pods. */
   private static boolean ignored(Pod pod) {
-    if (nodeName(pod) == null) {
-      return true;
-    }
-    List<OwnerReference> owners = pod.getMetadata().getOwnerReferences();
-    return owners != null && owners.stream().anyMatch(o -> "DaemonSet".equals(o.getKind()) && Boolean.TRUE.equals(o.getController()));
-  }
-
-  private static String nodeName(Pod pod) {
-    String name = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-    return name == null || name.isEmpty() ? null : name;
-  }
-
-  private static boolean terminal(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
-  }
-
-  private static boolean terminating(Pod pod) {
-    String deletion = pod.getMetadata().getDeletionTimestamp();
-    return deletion != null && !deletion.isEmpty();
+    return !Pods.bound(pod) || Pods.controlledByDaemonSet(pod);
   }
 
   private static Optional<Instant> scheduledAt(Pod pod) {

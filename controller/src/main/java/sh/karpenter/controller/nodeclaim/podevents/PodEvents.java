@@ -17,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
-import sh.karpenter.controller.nodeclaim.NodeClaims;
-import sh.karpenter.controller.nodeclaim.ObjectWrites;
+import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 
 /**
@@ -41,7 +42,6 @@ public final class PodEvents implements Reconciler<String> {
   public static final String NAME = "nodeclaim.podevents";
   /** docs/behaviour/options.md: pod events are de-duplicated for 10 seconds. */
   public static final Duration DEDUPE = Duration.ofSeconds(10);
-  private static final int ATTEMPTS = 3;
   private static final BinaryOperator<Instant> LATEST = (a, b) -> a.isAfter(b) ? a : b;
 
   private final KubernetesClient client;
@@ -112,30 +112,22 @@ public final class PodEvents implements Reconciler<String> {
   }
 
   private void write(String name, Instant time) {
-    NodeClaim nodeClaim = NodeClaims.get(client, informers, name);
-    for (int attempt = 1; ; attempt++) {
-      if (nodeClaim == null || ObjectWrites.isDeleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
-        return;
+    OptimisticWrites.retryOnConflict(NodeClaims.get(client, informers, name), nodeClaim -> {
+      if (nodeClaim == null || Metadata.deleting(nodeClaim) || !NodeClaims.isManaged(nodeClaim, cloudProvider)) {
+        return null;
       }
       String recorded = Optional.ofNullable(nodeClaim.getStatus()).map(NodeClaimStatus::getLastPodEventTime).orElse(null);
       if (!supersedes(time, recorded)) {
-        return;
+        return null;
       }
       NodeClaim update = client.getKubernetesSerialization().clone(nodeClaim);
       if (update.getStatus() == null) {
         update.setStatus(new NodeClaimStatus());
       }
       update.getStatus().setLastPodEventTime(time.truncatedTo(ChronoUnit.SECONDS).toString());
-      try {
-        client.resources(NodeClaim.class).resource(update).updateStatus();
-        LOG.debug("nodeclaim {}: last pod event at {}", name, time);
-        return;
-      } catch (RuntimeException e) {
-        if (!ObjectWrites.isConflict(e) || attempt == ATTEMPTS) {
-          throw e;
-        }
-        nodeClaim = NodeClaims.fresh(client, name);
-      }
-    }
+      client.resources(NodeClaim.class).resource(update).updateStatus();
+      LOG.debug("nodeclaim {}: last pod event at {}", name, time);
+      return null;
+    }, () -> NodeClaims.fresh(client, name));
   }
 }

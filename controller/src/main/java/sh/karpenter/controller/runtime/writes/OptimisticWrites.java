@@ -1,4 +1,4 @@
-package sh.karpenter.controller.nodeclaim;
+package sh.karpenter.controller.runtime.writes;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,15 +10,50 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The writes the lifecycle and NodePool controllers make, with controller-runtime's optimistic
- * locking: a JSON merge patch that carries {@code metadata.resourceVersion} fails with 409 Conflict
- * when the object changed since it was read, instead of silently replacing a list (finalizers,
- * taints, conditions) someone else just wrote. Callers handle a conflict by re-reading and retrying.
+ * Writes with controller-runtime's optimistic locking, for every controller: a JSON merge patch
+ * that carries {@code metadata.resourceVersion} fails with 409 Conflict when the object changed
+ * since it was read, instead of silently replacing a list (finalizers, taints, conditions) someone
+ * else just wrote. Callers handle a conflict with {@link #retryOnConflict}: read again, decide
+ * again, write again (client-go's {@code retry.RetryOnConflict}).
  */
-public final class ObjectWrites {
-  private ObjectWrites() {}
+public final class OptimisticWrites {
+  private OptimisticWrites() {}
+
+  /** How many times {@link #retryOnConflict} tries before the conflict propagates (client-go's DefaultRetry: 5 steps). */
+  public static final int ATTEMPTS = 5;
+
+  /**
+   * Runs {@code attempt} on {@code first}; when it fails with 409 Conflict, runs it again on what
+   * {@code reread} returns (the object as the API server has it now, or null when it is gone), at
+   * most {@link #ATTEMPTS} times in all, after which the conflict propagates. Any other failure
+   * propagates at once. {@code attempt} checks its own preconditions (the object may be null or
+   * changed by then) and returns the outcome.
+   */
+  public static <T, R> R retryOnConflict(T first, Function<T, R> attempt, Supplier<T> reread) {
+    T current = first;
+    for (int attempts = 1; ; attempts++) {
+      try {
+        return attempt.apply(current);
+      } catch (RuntimeException e) {
+        if (!isConflict(e) || attempts >= ATTEMPTS) {
+          throw e;
+        }
+        current = reread.get();
+      }
+    }
+  }
+
+  /** {@link #retryOnConflict(Object, Function, Supplier)} for a write that reads what it needs itself. */
+  public static void retryOnConflict(Runnable write) {
+    retryOnConflict(null, ignored -> {
+      write.run();
+      return null;
+    }, () -> null);
+  }
 
   /** HTTP 409: the object changed since it was read. */
   public static boolean isConflict(Throwable t) {
@@ -82,15 +117,6 @@ public final class ObjectWrites {
     List<String> finalizers = new ArrayList<>(nullToEmpty(object.getMetadata().getFinalizers()));
     finalizers.removeIf(finalizer::equals);
     return finalizers;
-  }
-
-  public static boolean hasFinalizer(HasMetadata object, String finalizer) {
-    return nullToEmpty(object.getMetadata().getFinalizers()).contains(finalizer);
-  }
-
-  public static boolean isDeleting(HasMetadata object) {
-    String deletion = object.getMetadata().getDeletionTimestamp();
-    return deletion != null && !deletion.isEmpty();
   }
 
   private static <T> List<T> nullToEmpty(List<T> list) {

@@ -1,4 +1,4 @@
-package sh.karpenter.controller.nodeclaim;
+package sh.karpenter.controller.runtime;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -6,12 +6,9 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Map;
-import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
-import sh.karpenter.controller.metrics.DisruptionLabels;
-import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
 import sh.karpenter.core.wellknown.Labels;
@@ -19,7 +16,9 @@ import sh.karpenter.core.wellknown.Labels;
 /**
  * Looks NodeClaims and their Nodes up in the shared informer caches (joined by provider ID, as
  * upstream's field indexers do), falling back to the API server where a cache may lag behind a
- * write this process just made.
+ * write this process just made; and what every controller reads from a NodeClaim (its NodePool and
+ * capacity type labels, whether this process's provider manages it, the owner reference its Node
+ * carries).
  */
 public final class NodeClaims {
   private NodeClaims() {}
@@ -43,24 +42,12 @@ public final class NodeClaims {
     return informers.nodes().getIndexer().byIndex(Informers.NODE_BY_PROVIDER_ID, providerId);
   }
 
-  /** True when the Node's {@code Ready} condition is True (a Node without one is not ready). */
-  public static boolean nodeReady(Node node) {
-    return node.getStatus() != null && node.getStatus().getConditions() != null
-        && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-  }
-
   /** The NodeClaims with this provider ID (normally one). */
   public static List<NodeClaim> forProviderId(Informers informers, String providerId) {
     if (providerId == null || providerId.isEmpty()) {
       return List.of();
     }
     return informers.nodeClaims().getIndexer().byIndex(Informers.NODECLAIM_BY_PROVIDER_ID, providerId);
-  }
-
-  public static String providerId(NodeClaim nodeClaim) {
-    return nodeClaim.getStatus() == null || nodeClaim.getStatus().getProviderID() == null
-        ? ""
-        : nodeClaim.getStatus().getProviderID();
   }
 
   /** The {@code karpenter.sh/nodepool} label, or "" for a NodeClaim without one. */
@@ -71,27 +58,6 @@ public final class NodeClaims {
   /** The {@code karpenter.sh/capacity-type} label, or "" before launch. */
   public static String capacityType(NodeClaim nodeClaim) {
     return label(nodeClaim.getMetadata().getLabels(), Labels.CAPACITY_TYPE);
-  }
-
-  /**
-   * How the NodeClaim's node terminates, as upstream's {@code termination_mode} metric label ({@code
-   * DisruptionTerminationMode}): {@code graceful} without a {@code terminationGracePeriod}, {@code
-   * forceful} with one of zero, else {@code eventual}.
-   */
-  public static String terminationMode(NodeClaim nodeClaim) {
-    GoDuration gracePeriod = nodeClaim == null || nodeClaim.getSpec() == null ? null : nodeClaim.getSpec().getTerminationGracePeriod();
-    if (gracePeriod == null) {
-      return DisruptionLabels.GRACEFUL;
-    }
-    return gracePeriod.duration().isPositive() ? DisruptionLabels.EVENTUAL : DisruptionLabels.FORCEFUL;
-  }
-
-  /**
-   * The disruption metrics' labels for a NodeClaim disrupted for {@code reason} outside consolidation
-   * (expiry, garbage collection, a failed launch or registration): no consolidation policy.
-   */
-  public static DisruptionLabels disruptionLabels(NodeClaim nodeClaim, String reason) {
-    return new DisruptionLabels(reason, nodePool(nodeClaim), capacityType(nodeClaim), "", terminationMode(nodeClaim));
   }
 
   /**

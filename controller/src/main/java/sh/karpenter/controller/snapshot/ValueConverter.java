@@ -18,13 +18,14 @@ import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Toleration;
 
 /**
- * Conversions of the small Kubernetes value types that several objects share (resource lists,
- * label selectors, node selector terms), each reporting failures against the field path it was
+ * Conversions of the small Kubernetes value types that several objects' manifests share (resource
+ * lists and their quantities, label selectors, node selector terms and requirements, taints and
+ * tolerations), each reporting failures against the field path it was
  * given, so that a bad quantity deep in a pod template is reported as, for example, {@code
  * spec.template.spec.containers[1].resources.requests.memory}.
  */
-final class Fields {
-  private Fields() {}
+final class ValueConverter {
+  private ValueConverter() {}
 
   /**
    * A resource list ({@code requests}, {@code allocatable}, {@code limits}); null means empty. A

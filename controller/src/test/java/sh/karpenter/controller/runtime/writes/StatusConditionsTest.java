@@ -1,4 +1,4 @@
-package sh.karpenter.controller.nodeclaim;
+package sh.karpenter.controller.runtime.writes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

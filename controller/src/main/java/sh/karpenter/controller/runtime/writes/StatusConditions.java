@@ -1,4 +1,4 @@
-package sh.karpenter.controller.nodeclaim;
+package sh.karpenter.controller.runtime.writes;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -110,7 +110,7 @@ public final class StatusConditions {
       recordTransitions(metrics, NODE_CLAIM_KIND, before, sorted, now);
       return written;
     } catch (RuntimeException e) {
-      if (ObjectWrites.isNotFound(e)) {
+      if (OptimisticWrites.isNotFound(e)) {
         return null;
       }
       throw e;

@@ -1,4 +1,4 @@
-package sh.karpenter.controller.nodeclaim;
+package sh.karpenter.controller.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,15 +40,15 @@ class NodeClaimsTest {
 
   @Test
   void theTerminationModeFollowsTheTerminationGracePeriodAsUpstreams() {
-    assertThat(NodeClaims.terminationMode(withGracePeriod(null))).isEqualTo("graceful");
-    assertThat(NodeClaims.terminationMode(withGracePeriod("1h30m"))).isEqualTo("eventual");
-    assertThat(NodeClaims.terminationMode(withGracePeriod("0s"))).isEqualTo("forceful");
-    assertThat(NodeClaims.terminationMode(null)).isEqualTo("graceful");
+    assertThat(DisruptionLabels.terminationMode(withGracePeriod(null))).isEqualTo("graceful");
+    assertThat(DisruptionLabels.terminationMode(withGracePeriod("1h30m"))).isEqualTo("eventual");
+    assertThat(DisruptionLabels.terminationMode(withGracePeriod("0s"))).isEqualTo("forceful");
+    assertThat(DisruptionLabels.terminationMode(null)).isEqualTo("graceful");
   }
 
   @Test
   void disruptionLabelsOutsideConsolidationNameNoPolicy() {
-    assertThat(NodeClaims.disruptionLabels(withGracePeriod("10m"), "expired"))
+    assertThat(DisruptionLabels.of(withGracePeriod("10m"), "expired"))
         .isEqualTo(new DisruptionLabels("expired", "general", "spot", "", "eventual"));
   }
 }

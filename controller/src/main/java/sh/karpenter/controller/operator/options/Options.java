@@ -1,4 +1,4 @@
-package sh.karpenter.controller.operator;
+package sh.karpenter.controller.operator.options;
 
 import java.time.Duration;
 import java.util.Map;

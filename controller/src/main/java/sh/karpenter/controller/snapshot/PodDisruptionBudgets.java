@@ -23,16 +23,16 @@ import sh.karpenter.core.requirements.LabelSelector;
  * </ul>
  * A budget whose selector is null or cannot be read selects nothing, as for the API server.
  */
-public final class DisruptionBudgets {
+public final class PodDisruptionBudgets {
   private record Budget(String key, String namespace, LabelSelector selector, boolean fullyBlocking, int disruptionsAllowed) {}
 
   private final List<Budget> budgets;
 
-  private DisruptionBudgets(List<Budget> budgets) {
+  private PodDisruptionBudgets(List<Budget> budgets) {
     this.budgets = budgets;
   }
 
-  public static DisruptionBudgets of(Collection<PodDisruptionBudget> budgets) {
+  public static PodDisruptionBudgets of(Collection<PodDisruptionBudget> budgets) {
     List<Budget> read = new ArrayList<>();
     for (PodDisruptionBudget pdb : budgets) {
       if (pdb.getSpec() == null || pdb.getSpec().getSelector() == null) {
@@ -41,7 +41,7 @@ public final class DisruptionBudgets {
       String namespace = pdb.getMetadata().getNamespace();
       String key = namespace + "/" + pdb.getMetadata().getName();
       try {
-        LabelSelector selector = Fields.labelSelector(pdb.getSpec().getSelector(), "PodDisruptionBudget " + key, "spec.selector");
+        LabelSelector selector = ValueConverter.labelSelector(pdb.getSpec().getSelector(), "PodDisruptionBudget " + key, "spec.selector");
         Integer allowed = pdb.getStatus() == null ? null : pdb.getStatus().getDisruptionsAllowed();
         read.add(new Budget(key, namespace, selector, fullyBlocking(pdb.getSpec().getMaxUnavailable(), pdb.getSpec().getMinAvailable()),
             allowed == null ? 0 : allowed));
@@ -49,7 +49,7 @@ public final class DisruptionBudgets {
         // an invalid selector selects nothing for the API server's disruption controller either
       }
     }
-    return new DisruptionBudgets(List.copyOf(read));
+    return new PodDisruptionBudgets(List.copyOf(read));
   }
 
   /** True when a fully blocking budget in the pod's namespace selects it. */
