@@ -21,7 +21,7 @@ import sh.karpenter.api.validation.CelRules.Outcome;
  * {@link CelRules}. They use CEL's {@code has}, {@code all}, {@code exists}, {@code filter},
  * {@code size}, {@code matches}, {@code find}, {@code split}, {@code startsWith}, list indexing and
  * {@code in}; the only evaluation error the schema leaves possible is indexing past the end of a split
- * alias ({@code windows2019} without {@code @}), reported with cel-go's message.
+ * alias ({@code windows2019} without {@code @}), reported with the API server's message.
  */
 final class Ec2NodeClassCelRules {
   private Ec2NodeClassCelRules() {}
@@ -72,7 +72,7 @@ final class Ec2NodeClassCelRules {
           if (!WINDOWS_ALIAS_FAMILIES.contains(parts[0])) {
             return Outcome.TRUE;
           }
-          return parts.length < 2 ? Outcome.error("index '1' out of range in list size '1'") : Outcome.of(parts[1].equals("latest"));
+          return parts.length < 2 ? Outcome.error("index out of bounds: 1") : Outcome.of(parts[1].equals("latest"));
         });
 
     // tags of selector terms, and spec.tags

@@ -249,7 +249,7 @@ class EC2NodeClassValidationTest {
         invalid("an alias longer than 30 characters", "spec.amiSelectorTerms[0].alias", "Too long: may not be more than 30 bytes",
             AMIS, "[{alias: al2023@v20240625v20240625v20240625}]"),
         invalid("windows alias without a version", "spec.amiSelectorTerms[0].alias",
-            "Invalid value: \"string\": index '1' out of range in list size '1' evaluating rule: windows families may only specify version 'latest'",
+            "Invalid value: \"string\": index out of bounds: 1 evaluating rule: windows families may only specify version 'latest'",
             AMIS, "[{alias: windows2019}]"),
 
         invalid("should fail for invalid for HTTPEndpoint", "spec.metadataOptions.httpEndpoint",
