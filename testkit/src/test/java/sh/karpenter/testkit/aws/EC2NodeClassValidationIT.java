@@ -123,12 +123,7 @@ class EC2NodeClassValidationIT {
   void rejectsWithUpstreamsMessagesAsTheOfflineValidatorDoes(String fields, String message) {
     GenericKubernetesResource manifest = nodeClass(fields);
 
-    assertThatExceptionOfType(KubernetesClientException.class)
-        .isThrownBy(() -> nodeClasses.resource(manifest).create())
-        .satisfies(e -> assertThat(e.getCode()).isEqualTo(422))
-        .withMessageContaining(message);
-    assertThat(Validator.standard().ec2NodeClass(tree(manifest), "offline").errors()).extracting(ValidationError::message)
-        .anySatisfy(offline -> assertThat(offline).contains(message));
+    assertRejectedOnlineAndOffline(manifest, message);
   }
 
   static Stream<Arguments> invalidAliases() {
@@ -147,6 +142,11 @@ class EC2NodeClassValidationIT {
     Map<String, Object> spec = manifest.get("spec");
     spec.put("amiSelectorTerms", java.util.List.of(Map.of("alias", alias)));
 
+    assertRejectedOnlineAndOffline(manifest, message);
+  }
+
+  /** The API server refuses the manifest with {@code message}, and the offline validator reports it. */
+  private void assertRejectedOnlineAndOffline(GenericKubernetesResource manifest, String message) {
     assertThatExceptionOfType(KubernetesClientException.class)
         .isThrownBy(() -> nodeClasses.resource(manifest).create())
         .satisfies(e -> assertThat(e.getCode()).isEqualTo(422))
