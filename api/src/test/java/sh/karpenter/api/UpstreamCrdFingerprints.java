@@ -10,61 +10,105 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import sh.karpenter.api.validation.Manifests;
 
 /**
- * The fingerprints ({@link CrdFingerprint}) of upstream Karpenter's CRDs, which {@link CrdParityTest}
- * holds the bundled CRDs to, kept in {@code src/test/resources/upstream/crd-fingerprint.txt}.
+ * The fingerprints ({@link CrdFingerprint}) of upstream's CRDs, which {@link CrdParityTest} holds the
+ * bundled CRDs to, one committed file per upstream repository ({@link Source}).
  *
- * <p>To regenerate them when upstream moves, point the generator at a checkout of
- * {@code sigs.k8s.io/karpenter} at the release the project follows, and commit the rewritten file:
+ * <p>To regenerate a file when upstream moves, point the generator at a checkout of that repository
+ * at the release the project follows, and commit the rewritten file:
  *
  * <pre>
+ * # sigs.k8s.io/karpenter (NodePool, NodeClaim, KWOKNodeClass)
  * mvn -B -ntp -pl api -am test -Dtest=UpstreamCrdFingerprints -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dkarpenter.upstream.dir=/path/to/karpenter -Dkarpenter.upstream.version=v1.15.0
+ * # github.com/aws/karpenter-provider-aws (EC2NodeClass)
+ * mvn -B -ntp -pl api -am test -Dtest=UpstreamCrdFingerprints -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dkarpenter.upstream.aws.dir=/path/to/karpenter-provider-aws -Dkarpenter.upstream.aws.version=v1.15.1
  * </pre>
  */
 class UpstreamCrdFingerprints {
-  static final String RESOURCE = "upstream/crd-fingerprint.txt";
 
-  /** Upstream's CRD files, relative to the root of a karpenter checkout, in the order of {@link Crds#ALL}. */
-  static final List<String> UPSTREAM_CRDS = List.of(
-      "pkg/apis/crds/karpenter.sh_nodepools.yaml",
-      "pkg/apis/crds/karpenter.sh_nodeclaims.yaml",
-      "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml");
+  /** An upstream repository whose CRDs the project bundles, with the committed fingerprint of them. */
+  enum Source {
+    /** Upstream Karpenter, sigs.k8s.io/karpenter. */
+    KARPENTER(
+        "upstream/crd-fingerprint.txt",
+        "karpenter.upstream",
+        "upstream Karpenter",
+        "sigs.k8s.io/karpenter",
+        List.of(
+            "pkg/apis/crds/karpenter.sh_nodepools.yaml",
+            "pkg/apis/crds/karpenter.sh_nodeclaims.yaml",
+            "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml")),
+    /** Upstream's AWS provider, github.com/aws/karpenter-provider-aws. */
+    AWS(
+        "upstream/aws-crd-fingerprint.txt",
+        "karpenter.upstream.aws",
+        "upstream Karpenter's AWS provider",
+        "github.com/aws/karpenter-provider-aws",
+        List.of("pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml"));
 
-  /** The committed lines, without the comment header. */
-  static List<String> lines() {
-    try (InputStream in = UpstreamCrdFingerprints.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("missing test resource " + RESOURCE);
+    /** The committed file, a test resource. */
+    final String resource;
+    /** The prefix of the generator's system properties ({@code <prefix>.dir}, {@code <prefix>.version}). */
+    final String property;
+    final String title;
+    final String repository;
+    /** The CRD files, relative to the root of a checkout, in the order of {@link Crds#ALL}. */
+    final List<String> crds;
+
+    Source(String resource, String property, String title, String repository, List<String> crds) {
+      this.resource = resource;
+      this.property = property;
+      this.title = title;
+      this.repository = repository;
+      this.crds = crds;
+    }
+
+    /** The committed lines, without the comment header. */
+    List<String> lines() {
+      try (InputStream in = UpstreamCrdFingerprints.class.getClassLoader().getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException("missing test resource " + resource);
+        }
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+            .filter(line -> !line.startsWith("#") && !line.isBlank())
+            .toList();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-          .filter(line -> !line.startsWith("#") && !line.isBlank())
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 
-  @Test
-  @EnabledIfSystemProperty(named = "karpenter.upstream.dir", matches = ".+")
-  void generate() throws IOException {
-    Path upstream = Path.of(System.getProperty("karpenter.upstream.dir"));
-    String version = System.getProperty("karpenter.upstream.version", "");
-    assertThat(version).as("-Dkarpenter.upstream.version (the release of the checkout)").isNotBlank();
+  /** The committed lines of every source, without the comment headers. */
+  static List<String> lines() {
+    return Stream.of(Source.values()).flatMap(source -> source.lines().stream()).toList();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Source.class)
+  void generate(Source source) throws IOException {
+    String dir = System.getProperty(source.property + ".dir", "");
+    Assumptions.assumeFalse(dir.isBlank(), "-D" + source.property + ".dir not given");
+    Path upstream = Path.of(dir);
+    String version = System.getProperty(source.property + ".version", "");
+    assertThat(version).as("-D" + source.property + ".version (the release of the checkout)").isNotBlank();
     List<String> out = new ArrayList<>();
-    out.add("# Structural fingerprint of upstream Karpenter " + version + "'s CRDs (sigs.k8s.io/karpenter:");
-    UPSTREAM_CRDS.forEach(file -> out.add("#   " + file));
+    out.add("# Structural fingerprint of " + source.title + " " + version + "'s CRDs (" + source.repository + ":");
+    source.crds.forEach(file -> out.add("#   " + file));
     out.add("# ). Generated by sh.karpenter.api.UpstreamCrdFingerprints (see its Javadoc to regenerate);");
     out.add("# line format: sh.karpenter.api.CrdFingerprint. Do not edit by hand.");
-    for (String file : UPSTREAM_CRDS) {
+    for (String file : source.crds) {
       Path path = upstream.resolve(file);
       out.addAll(CrdFingerprint.of(Manifests.read(path).getFirst().tree()));
     }
-    Path target = Path.of("src/test/resources").resolve(RESOURCE);
+    Path target = Path.of("src/test/resources").resolve(source.resource);
     Files.createDirectories(target.getParent());
     Files.write(target, out, StandardCharsets.UTF_8);
     System.out.println("wrote " + target.toAbsolutePath() + " (" + out.size() + " lines)");

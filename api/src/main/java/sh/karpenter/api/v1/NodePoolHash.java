@@ -1,19 +1,13 @@
 package sh.karpenter.api.v1;
 
 import io.fabric8.kubernetes.api.model.Taint;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import sh.karpenter.api.DriftHash;
 import sh.karpenter.core.wellknown.Annotations;
 
 /**
@@ -40,10 +34,10 @@ import sh.karpenter.core.wellknown.Annotations;
  *       {@code Never} expireAfter and an unset field all hash alike.
  * </ul>
  *
- * <p>The value is the first 64 bits of a SHA-256 over a canonical, length-prefixed encoding of
- * those fields, printed as an unsigned decimal (the shape of upstream's values). The encoding is
- * part of the contract: changing it re-drifts every NodeClaim, so it may only change together with a
- * bump of {@link #VERSION}.
+ * <p>The value is {@link DriftHash}'s digest of those fields (the first 64 bits of a SHA-256 over
+ * a canonical, length-prefixed encoding, printed as an unsigned decimal like upstream's values). The
+ * encoding is part of the contract: changing it re-drifts every NodeClaim, so it may only change
+ * together with a bump of {@link #VERSION}.
  */
 public final class NodePoolHash {
   /** The hash version this implementation writes ({@code karpenter.sh/nodepool-hash-version}). */
@@ -79,20 +73,19 @@ public final class NodePoolHash {
     return out.digest();
   }
 
-  /** Writes {@code field → value} entries, skipping zero values, then digests them. */
+  /** Writes {@code field → value} entries, skipping zero values, into a {@link DriftHash}. */
   private static final class Encoder {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private final DataOutputStream data = new DataOutputStream(bytes);
+    private final DriftHash hash = new DriftHash();
 
     void string(String field, String value) {
       if (value != null && !value.isEmpty()) {
-        write(field, List.of(value));
+        hash.field(field, value);
       }
     }
 
     void duration(String field, Duration value) {
       if (value != null && !value.isZero()) {
-        write(field, List.of(Long.toString(value.getSeconds()), Integer.toString(value.getNano())));
+        hash.field(field, Long.toString(value.getSeconds()), Integer.toString(value.getNano()));
       }
     }
 
@@ -105,7 +98,7 @@ public final class NodePoolHash {
         parts.add(k);
         parts.add(v == null ? "" : v);
       });
-      write(field, parts);
+      hash.field(field, parts);
     }
 
     void taints(String field, List<Taint> taints) {
@@ -114,41 +107,13 @@ public final class NodePoolHash {
       }
       TreeSet<String> set = new TreeSet<>();
       for (Taint t : taints) {
-        set.add(encode(t.getKey(), t.getValue(), t.getEffect(), t.getTimeAdded()));
+        set.add(DriftHash.tuple(t.getKey(), t.getValue(), t.getEffect(), t.getTimeAdded()));
       }
-      write(field, List.copyOf(set));
-    }
-
-    private static String encode(String... parts) {
-      StringBuilder s = new StringBuilder();
-      for (String part : parts) {
-        String p = part == null ? "" : part;
-        s.append(p.length()).append(':').append(p);
-      }
-      return s.toString();
-    }
-
-    private void write(String field, List<String> parts) {
-      try {
-        data.writeUTF(field);
-        data.writeInt(parts.size());
-        for (String part : parts) {
-          byte[] utf8 = part.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-          data.writeInt(utf8.length);
-          data.write(utf8);
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      hash.field(field, List.copyOf(set));
     }
 
     String digest() {
-      try {
-        byte[] sha = MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray());
-        return Long.toUnsignedString(ByteBuffer.wrap(sha, 0, Long.BYTES).getLong());
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("SHA-256 is required of every JVM", e);
-      }
+      return hash.digest();
     }
   }
 }

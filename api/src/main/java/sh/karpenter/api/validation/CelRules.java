@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 import sh.karpenter.core.wellknown.Labels;
 
 /**
- * Java evaluations of the CEL {@code x-kubernetes-validations} rules in Karpenter's CRDs, keyed by the
+ * Java evaluations of the CEL {@code x-kubernetes-validations} rules in Karpenter's CRDs (the
+ * EC2NodeClass's are in {@link Ec2NodeClassCelRules}), keyed by the
  * exact rule text so that the CRD YAML stays the single source of the rules: loading a CRD fails when
  * one of its rules has no evaluation here. Each evaluation follows CEL's semantics for the shapes the
  * schema allows: a missing field read is an evaluation error, and {@code all()} is false when any element
@@ -99,7 +100,8 @@ final class CelRules {
 
   /** The evaluation of {@code rule}, or empty when it is not one Karpenter's CRDs use. */
   static Optional<Function<JsonNode, Outcome>> evaluation(String rule) {
-    return Optional.ofNullable(RULES.get(rule));
+    Function<JsonNode, Outcome> evaluation = RULES.get(rule);
+    return evaluation != null ? Optional.of(evaluation) : Optional.ofNullable(Ec2NodeClassCelRules.RULES.get(rule));
   }
 
   /** True for rules that compare with the stored object ({@code oldSelf}); they need no evaluation offline. */
@@ -157,7 +159,7 @@ final class CelRules {
   }
 
   /** CEL's {@code all()} macro: false if any element is false, else an error if any errs, else true. */
-  private static Outcome all(Iterator<JsonNode> elements, Function<JsonNode, Outcome> predicate) {
+  static Outcome all(Iterator<JsonNode> elements, Function<JsonNode, Outcome> predicate) {
     Outcome firstError = null;
     while (elements.hasNext()) {
       Outcome outcome = predicate.apply(elements.next());
@@ -172,7 +174,7 @@ final class CelRules {
   }
 
   /** The keys of a map, as CEL's {@code all()} iterates them. */
-  private static Iterator<JsonNode> keys(JsonNode map) {
+  static Iterator<JsonNode> keys(JsonNode map) {
     List<JsonNode> keys = new ArrayList<>();
     map.fieldNames().forEachRemaining(name -> keys.add(TextNode.valueOf(name)));
     return keys.iterator();

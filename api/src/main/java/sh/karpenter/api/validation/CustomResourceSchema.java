@@ -18,9 +18,10 @@ import java.util.regex.Pattern;
 /**
  * The structural OpenAPI schema of one CustomResourceDefinition version, applied the way the API server
  * applies it to a create request: prune nulls and apply defaults, then check types, enums, patterns,
- * lengths, bounds, item and property counts, required and unknown fields, formats, the uniqueness of
- * {@code x-kubernetes-list-type} set items and map keys, and the CEL rules (through {@link CelRules}). Built from the CRD YAML itself, so offline validation cannot drift from
- * what a real API server enforces.
+ * lengths, bounds, item counts (at most and at least) and property counts, required and unknown
+ * fields, formats, the uniqueness of {@code x-kubernetes-list-type} set items and map keys, and the CEL
+ * rules (through {@link CelRules}). Built from the CRD YAML itself, so offline validation cannot drift
+ * from what a real API server enforces.
  */
 public final class CustomResourceSchema {
   private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
@@ -73,7 +74,7 @@ public final class CustomResourceSchema {
   /** A copy of {@code object} with null fields pruned and every schema default applied, as the API server stores it. */
   public ObjectNode withDefaults(JsonNode object) {
     ObjectNode copy = object.deepCopy();
-    applyDefaults(copy, openApiSchema);
+    applyDefaults(copy, openApiSchema, false);
     return copy;
   }
 
@@ -156,12 +157,20 @@ public final class CustomResourceSchema {
     return key;
   }
 
-  private static void applyDefaults(JsonNode value, JsonNode schema) {
+  /**
+   * Prunes nulls and applies defaults. {@code preserved} is true inside a value that
+   * {@code x-kubernetes-preserve-unknown-fields} keeps without a schema (spec.kubelet's fields): the
+   * API server keeps nulls there, as it prunes only nulls that have a schema.
+   */
+  private static void applyDefaults(JsonNode value, JsonNode schema, boolean preserved) {
+    boolean preserving = preserved || schema.path("x-kubernetes-preserve-unknown-fields").asBoolean();
     if (value.isObject()) {
       ObjectNode object = (ObjectNode) value;
       List<String> nulls = new ArrayList<>();
       object.properties().forEach(e -> {
-        if (e.getValue().isNull() && !childSchema(schema, e.getKey()).path("nullable").asBoolean()) {
+        JsonNode child = childSchema(schema, e.getKey());
+        boolean schemaless = child.isMissingNode() && preserving;
+        if (e.getValue().isNull() && !schemaless && !child.path("nullable").asBoolean()) {
           nulls.add(e.getKey());
         }
       });
@@ -172,9 +181,13 @@ public final class CustomResourceSchema {
           object.set(property.getKey(), defaultValue.deepCopy());
         }
       });
-      object.properties().forEach(e -> applyDefaults(e.getValue(), childSchema(schema, e.getKey())));
+      object.properties().forEach(e -> {
+        JsonNode child = childSchema(schema, e.getKey());
+        applyDefaults(e.getValue(), child, child.isMissingNode() && preserving);
+      });
     } else if (value.isArray()) {
-      value.forEach(item -> applyDefaults(item, schema.path("items")));
+      JsonNode items = schema.path("items");
+      value.forEach(item -> applyDefaults(item, items, items.isMissingNode() && preserving));
     }
   }
 
@@ -282,6 +295,9 @@ public final class CustomResourceSchema {
     private void array(JsonNode array, JsonNode schema, String path) {
       if (schema.has("maxItems") && array.size() > schema.get("maxItems").asInt()) {
         blocking(path, "Too many: " + array.size() + ": must have at most " + schema.get("maxItems").asInt() + " items");
+      }
+      if (schema.has("minItems") && array.size() < schema.get("minItems").asInt()) {
+        errors.add(path, "Invalid value: " + array.size() + ": " + path + " in body should have at least " + schema.get("minItems").asInt() + " items");
       }
       for (int i = 0; i < array.size(); i++) {
         value(array.get(i), schema.path("items"), index(path, i));

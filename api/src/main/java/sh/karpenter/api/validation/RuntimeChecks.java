@@ -5,13 +5,16 @@ import static sh.karpenter.api.validation.ErrorCollector.index;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import sh.karpenter.api.aws.v1.KubeletConfiguration;
 
 /**
  * Upstream's runtime validation of NodePools and NodeClaims (nodepool_validation.go,
- * nodeclaim_validation.go: it sets the {@code ValidationSucceeded} condition), for the rules the CRD
+ * nodeclaim_validation.go: it sets the {@code ValidationSucceeded} condition), and of an EC2NodeClass's
+ * kubelet configuration (the AWS provider's), for the rules the CRD
  * schema does not already enforce: label keys and requirement keys are qualified names, requirement
  * values are label values, taint keys and values are qualified names, and no (key, effect) pair repeats
  * across {@code taints} and {@code startupTaints}. A rule whose field already has a schema or CEL error
@@ -31,6 +34,23 @@ final class RuntimeChecks {
   /** Checks {@code spec} of a NodeClaim. */
   static void nodeClaim(JsonNode nodeClaim, ErrorCollector errors) {
     nodeClaimSpec(nodeClaim.path("spec"), "spec", errors);
+  }
+
+  /**
+   * Checks {@code spec.kubelet} of an EC2NodeClass, which the API server stores unchecked: upstream's
+   * validation controller ({@code ValidateKubeletConfig}) sets {@code ValidationSucceeded} False with
+   * reason InvalidKubeletConfiguration for these, and no node launches.
+   */
+  static void ec2NodeClass(JsonNode nodeClass, ErrorCollector errors) {
+    JsonNode kubelet = nodeClass.path("spec").path("kubelet");
+    if (!kubelet.isObject()) {
+      return;
+    }
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    kubelet.properties().forEach(e -> fields.put(e.getKey(), e.getValue()));
+    for (KubeletConfiguration.Violation violation : new KubeletConfiguration(fields).validate()) {
+      errors.add(violation.field(), violation.message());
+    }
   }
 
   private static void nodeClaimSpec(JsonNode spec, String path, ErrorCollector errors) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import sh.karpenter.api.Crds;
+import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
@@ -17,7 +18,8 @@ import sh.karpenter.api.v1.NodePool;
  * Offline validation of Karpenter manifests, for commands that have no API server to validate for
  * them. A manifest is defaulted and checked exactly as an API server with the bundled CRDs would on
  * create (schema and CEL rules, see {@link CustomResourceSchema}), then with upstream's runtime
- * validation (label, requirement and taint syntax, duplicate taints). The result is either the typed
+ * validation (label, requirement and taint syntax, duplicate taints; an EC2NodeClass's kubelet
+ * configuration). The result is either the typed
  * object with CRD defaults applied ({@code expireAfter: 720h}, {@code consolidationPolicy:
  * WhenEmptyOrUnderutilized}, {@code consolidateAfter: 0s}, {@code budgets: [{nodes: 10%}]}, ...) or
  * errors naming the document, the field path and the rule broken.
@@ -38,7 +40,8 @@ public final class Validator {
         Map.of(
             NodePool.KIND, new Kind<>(load(Crds.NODE_POOLS), NodePool.class, RuntimeChecks::nodePool),
             NodeClaim.KIND, new Kind<>(load(Crds.NODE_CLAIMS), NodeClaim.class, RuntimeChecks::nodeClaim),
-            KWOKNodeClass.KIND, new Kind<>(load(Crds.KWOK_NODE_CLASSES), KWOKNodeClass.class, (tree, errors) -> {}));
+            KWOKNodeClass.KIND, new Kind<>(load(Crds.KWOK_NODE_CLASSES), KWOKNodeClass.class, (tree, errors) -> {}),
+            EC2NodeClass.KIND, new Kind<>(load(Crds.EC2_NODE_CLASSES), EC2NodeClass.class, RuntimeChecks::ec2NodeClass));
   }
 
   /** The validator for the bundled CRDs. */
@@ -61,6 +64,11 @@ public final class Validator {
     return validate(tree, document, kind(KWOKNodeClass.KIND, KWOKNodeClass.class));
   }
 
+  /** Validates and defaults an EC2NodeClass manifest. */
+  public Validated<EC2NodeClass> ec2NodeClass(JsonNode tree, String document) {
+    return validate(tree, document, kind(EC2NodeClass.KIND, EC2NodeClass.class));
+  }
+
   /** The errors of a NodePool built in code (empty when it is valid). */
   public List<ValidationError> validateNodePool(NodePool nodePool, String document) {
     return nodePool(SERIALIZATION.convertValue(nodePool, JsonNode.class), document).errors();
@@ -71,18 +79,25 @@ public final class Validator {
     return nodeClaim(SERIALIZATION.convertValue(nodeClaim, JsonNode.class), document).errors();
   }
 
+  /** The errors of an EC2NodeClass built in code (empty when it is valid). */
+  public List<ValidationError> validateEC2NodeClass(EC2NodeClass nodeClass, String document) {
+    return ec2NodeClass(SERIALIZATION.convertValue(nodeClass, JsonNode.class), document).errors();
+  }
+
   /**
-   * True when the manifest claims a Karpenter API group ({@code karpenter.sh}, {@code karpenter.kwok.sh}):
-   * {@link #validate(Manifest)} handles it. Other manifests (pods, nodes, ...) are the caller's business.
+   * True when the manifest claims a Karpenter API group ({@code karpenter.sh}, {@code karpenter.kwok.sh},
+   * {@code karpenter.k8s.aws}): {@link #validate(Manifest)} handles it. Other manifests (pods, nodes, ...)
+   * are the caller's business.
    */
   public boolean handles(Manifest manifest) {
     String apiVersion = manifest.apiVersion();
-    return apiVersion.startsWith(NodePool.GROUP + "/") || apiVersion.startsWith(KWOKNodeClass.GROUP + "/");
+    return apiVersion.startsWith(NodePool.GROUP + "/") || apiVersion.startsWith(KWOKNodeClass.GROUP + "/")
+        || apiVersion.startsWith(EC2NodeClass.GROUP + "/");
   }
 
   /**
    * Validates a Karpenter manifest of any served kind; the object is a {@link NodePool}, {@link
-   * NodeClaim} or {@link KWOKNodeClass}. An unserved kind or version of a Karpenter group is an error.
+   * NodeClaim}, {@link KWOKNodeClass} or {@link EC2NodeClass}. An unserved kind or version of a Karpenter group is an error.
    */
   public Validated<?> validate(Manifest manifest) {
     Kind<?> kind = kinds.get(manifest.kind());

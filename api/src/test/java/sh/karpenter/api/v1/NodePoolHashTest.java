@@ -63,6 +63,13 @@ class NodePoolHashTest {
     assertThat(NodePoolHash.of(pool())).isEqualTo(NodePoolHash.of(pool())).matches("[0-9]+");
   }
 
+  /** The encoding is part of the contract: a change re-drifts every NodeClaim, so it needs a new {@link NodePoolHash#VERSION}. */
+  @Test
+  void valuesArePinnedToTheVersion() {
+    assertThat(NodePoolHash.of(pool())).isEqualTo("13614236453681184207");
+    assertThat(NodePoolHash.of((NodeClaimTemplate) null)).isEqualTo("16406829232824261652");
+  }
+
   @Test
   void versionIsTheCurrentHashVersion() {
     assertThat(NodePoolHash.VERSION).isEqualTo("v3");

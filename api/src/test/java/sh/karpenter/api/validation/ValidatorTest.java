@@ -3,13 +3,12 @@ package sh.karpenter.api.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static sh.karpenter.api.validation.YamlTrees.set;
+import static sh.karpenter.api.validation.YamlTrees.tree;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -28,7 +27,6 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 
 class ValidatorTest {
-  private static final YAMLMapper YAML = new YAMLMapper();
   private static final Validator VALIDATOR = Validator.standard();
   private static final String DOCUMENT = "pools.yaml, document 1";
 
@@ -337,12 +335,12 @@ class ValidatorTest {
    * exception (a map where {@code requirements} is a list used to throw a NullPointerException).
    */
   @ParameterizedTest
-  @ValueSource(strings = {"examples/full-nodepool.yaml", "examples/nodeclaim.yaml"})
+  @ValueSource(strings = {"examples/full-nodepool.yaml", "examples/nodeclaim.yaml", "examples/ec2nodeclass-full.yaml"})
   void aFieldOfTheWrongTypeIsAnErrorNeverAnException(String resource) {
     ObjectNode original = tree(Fixtures.text(resource));
     List<String> pointers = new java.util.ArrayList<>();
     pointers(original, "", pointers);
-    List<JsonNode> replacements = Stream.of("{key: value}", "[a, b]", "text", "7", "-1", "1.5", "true").map(ValidatorTest::parseValue).toList();
+    List<JsonNode> replacements = Stream.of("{key: value}", "[a, b]", "text", "7", "-1", "1.5", "true").map(YamlTrees::parseValue).toList();
     int checked = 0;
     for (String pointer : pointers) {
       if (pointer.equals("/apiVersion") || pointer.equals("/kind")) {
@@ -397,40 +395,5 @@ class ValidatorTest {
 
   private static Arguments invalid(String description, String pointer1, String value1, String pointer2, String value2, String fieldPath, String message) {
     return Arguments.of(description, List.of(pointer1, value1, pointer2, value2), fieldPath, message);
-  }
-
-  private static ObjectNode tree(String yaml) {
-    try {
-      return (ObjectNode) YAML.readTree(yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Sets (or, for a null value, removes) the field at a JSON pointer, creating missing parent objects. */
-  private static void set(ObjectNode tree, String pointer, String yamlValue) {
-    int slash = pointer.lastIndexOf('/');
-    String parentPointer = pointer.substring(0, slash);
-    String name = pointer.substring(slash + 1);
-    JsonNode parent = parentPointer.isEmpty() ? tree : tree.at(parentPointer);
-    if (parent.isMissingNode()) {
-      parent = tree.withObject(parentPointer);
-    }
-    JsonNode value = yamlValue == null ? null : parseValue(yamlValue);
-    if (parent.isArray()) {
-      ((ArrayNode) parent).set(Integer.parseInt(name), value);
-    } else if (value == null) {
-      ((ObjectNode) parent).remove(name);
-    } else {
-      ((ObjectNode) parent).set(name, value);
-    }
-  }
-
-  private static JsonNode parseValue(String yamlValue) {
-    try {
-      return YAML.readTree("value: " + yamlValue).get("value");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -32,8 +32,12 @@ public final class Labels {
   public static final String ARCH = "kubernetes.io/arch";
   public static final String OS = "kubernetes.io/os";
   public static final String HOSTNAME = "kubernetes.io/hostname";
-  /** Reservation ID of a reserved offering (set by the provider; the AWS provider's key). */
-  public static final String RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id";
+  /**
+   * Reservation ID of a reserved offering, set by the cloud provider (upstream core's
+   * {@code cloudprovider.ReservationIDLabel}); bound to the AWS provider's key as upstream's AWS
+   * provider binds it.
+   */
+  public static final String RESERVATION_ID = AwsLabels.CAPACITY_RESERVATION_ID;
 
   public static final String EXCLUDE_FROM_EXTERNAL_LOAD_BALANCERS =
       "node.kubernetes.io/exclude-from-external-load-balancers";
@@ -43,26 +47,6 @@ public final class Labels {
   public static final String KWOK_INSTANCE_FAMILY = "karpenter.kwok.sh/instance-family";
   public static final String KWOK_INSTANCE_CPU = "karpenter.kwok.sh/instance-cpu";
   public static final String KWOK_INSTANCE_MEMORY = "karpenter.kwok.sh/instance-memory";
-
-  /**
-   * Labels of the AWS provider's instance types
-   * (docs/behaviour/cloudprovider.md#aws-labels-and-requirements) used by the default catalogue.
-   */
-  public static final String AWS_INSTANCE_CATEGORY = "karpenter.k8s.aws/instance-category";
-  public static final String AWS_INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family";
-  public static final String AWS_INSTANCE_GENERATION = "karpenter.k8s.aws/instance-generation";
-  public static final String AWS_INSTANCE_SIZE = "karpenter.k8s.aws/instance-size";
-  public static final String AWS_INSTANCE_CPU = "karpenter.k8s.aws/instance-cpu";
-  public static final String AWS_INSTANCE_CPU_MANUFACTURER = "karpenter.k8s.aws/instance-cpu-manufacturer";
-  public static final String AWS_INSTANCE_MEMORY = "karpenter.k8s.aws/instance-memory";
-  public static final String AWS_INSTANCE_HYPERVISOR = "karpenter.k8s.aws/instance-hypervisor";
-  public static final String AWS_INSTANCE_GPU_NAME = "karpenter.k8s.aws/instance-gpu-name";
-  public static final String AWS_INSTANCE_GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer";
-  public static final String AWS_INSTANCE_GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count";
-  public static final String AWS_INSTANCE_GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory";
-  public static final String AWS_INSTANCE_LOCAL_NVME = "karpenter.k8s.aws/instance-local-nvme";
-  public static final String AWS_INSTANCE_NETWORK_BANDWIDTH = "karpenter.k8s.aws/instance-network-bandwidth";
-  public static final String AWS_INSTANCE_EBS_BANDWIDTH = "karpenter.k8s.aws/instance-ebs-bandwidth";
 
   /**
    * Labels a pod may select on that a new NodeClaim may leave undefined until launch ("allowed

@@ -16,6 +16,7 @@ import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.resources.ResourceNames;
 import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.wellknown.AwsLabels;
 import sh.karpenter.core.wellknown.Labels;
 
 class AwsInstanceTypesTest {
@@ -136,16 +137,16 @@ class AwsInstanceTypesTest {
   void requirementsCarryTheAwsLabels() {
     InstanceType flex = BY_NAME.get("m7i-flex.large");
     assertEquals("true", only(flex, AwsLabels.INSTANCE_CAPABILITY_FLEX));
-    assertEquals("m", only(flex, Labels.AWS_INSTANCE_CATEGORY));
-    assertEquals("7", only(flex, Labels.AWS_INSTANCE_GENERATION));
-    assertEquals("m7i-flex", only(flex, Labels.AWS_INSTANCE_FAMILY));
-    assertEquals("large", only(flex, Labels.AWS_INSTANCE_SIZE));
+    assertEquals("m", only(flex, AwsLabels.INSTANCE_CATEGORY));
+    assertEquals("7", only(flex, AwsLabels.INSTANCE_GENERATION));
+    assertEquals("m7i-flex", only(flex, AwsLabels.INSTANCE_FAMILY));
+    assertEquals("large", only(flex, AwsLabels.INSTANCE_SIZE));
 
     InstanceType p5 = BY_NAME.get("p5.48xlarge");
-    assertEquals("h100", only(p5, Labels.AWS_INSTANCE_GPU_NAME));
-    assertEquals("nvidia", only(p5, Labels.AWS_INSTANCE_GPU_MANUFACTURER));
-    assertEquals("8", only(p5, Labels.AWS_INSTANCE_GPU_COUNT));
-    assertEquals("81920", only(p5, Labels.AWS_INSTANCE_GPU_MEMORY));
+    assertEquals("h100", only(p5, AwsLabels.INSTANCE_GPU_NAME));
+    assertEquals("nvidia", only(p5, AwsLabels.INSTANCE_GPU_MANUFACTURER));
+    assertEquals("8", only(p5, AwsLabels.INSTANCE_GPU_COUNT));
+    assertEquals("81920", only(p5, AwsLabels.INSTANCE_GPU_MEMORY));
     assertEquals("false", only(p5, AwsLabels.INSTANCE_CAPABILITY_FLEX));
 
     InstanceType m5 = BY_NAME.get("m5.large");
@@ -153,14 +154,14 @@ class AwsInstanceTypesTest {
     assertEquals("linux", only(m5, Labels.OS));
     assertEquals("us-east-1", only(m5, Labels.REGION));
     assertEquals("m5.large", only(m5, Labels.INSTANCE_TYPE));
-    assertEquals("8192", only(m5, Labels.AWS_INSTANCE_MEMORY));
-    assertEquals("nitro", only(m5, Labels.AWS_INSTANCE_HYPERVISOR));
-    assertEquals("intel", only(m5, Labels.AWS_INSTANCE_CPU_MANUFACTURER));
+    assertEquals("8192", only(m5, AwsLabels.INSTANCE_MEMORY));
+    assertEquals("nitro", only(m5, AwsLabels.INSTANCE_HYPERVISOR));
+    assertEquals("intel", only(m5, AwsLabels.INSTANCE_CPU_MANUFACTURER));
     assertEquals(AwsCatalogOptions.DEFAULT_ZONES, List.copyOf(m5.requirements().get(Labels.ZONE).values()));
     assertTrue(m5.requirements().get(Labels.CAPACITY_TYPE).has(Labels.CAPACITY_TYPE_SPOT));
-    assertTrue(m5.requirements().get(Labels.AWS_INSTANCE_GPU_NAME).isEmpty(), "no GPU: DoesNotExist");
+    assertTrue(m5.requirements().get(AwsLabels.INSTANCE_GPU_NAME).isEmpty(), "no GPU: DoesNotExist");
 
-    assertEquals("", only(BY_NAME.get("m5.metal"), Labels.AWS_INSTANCE_HYPERVISOR));
+    assertEquals("", only(BY_NAME.get("m5.metal"), AwsLabels.INSTANCE_HYPERVISOR));
     InstanceType inf2 = BY_NAME.get("inf2.xlarge");
     assertEquals("inferentia2", only(inf2, AwsLabels.INSTANCE_ACCELERATOR_NAME));
     assertEquals("aws", only(inf2, AwsLabels.INSTANCE_ACCELERATOR_MANUFACTURER));

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Returns the shared cluster to a clean state between tests: deletes the test namespaces (their pods
- * at once, the rest through the namespace controller), then every NodeClaim, NodePool, KWOKNodeClass
- * and Node, stripping finalizers first because no Karpenter controller is left to honour them.
+ * at once, the rest through the namespace controller), then every NodeClaim, NodePool, KWOKNodeClass,
+ * EC2NodeClass and Node, stripping finalizers first because no Karpenter controller is left to honour them.
  */
 final class ClusterReset {
 
@@ -27,6 +27,8 @@ final class ClusterReset {
   static final ResourceDefinitionContext NODE_POOLS = clusterScoped("karpenter.sh", "v1", "NodePool", "nodepools");
   static final ResourceDefinitionContext KWOK_NODE_CLASSES =
       clusterScoped("karpenter.kwok.sh", "v1alpha1", "KWOKNodeClass", "kwoknodeclasses");
+  static final ResourceDefinitionContext EC2_NODE_CLASSES =
+      clusterScoped("karpenter.k8s.aws", "v1", "EC2NodeClass", "ec2nodeclasses");
 
   private static final String REMOVE_FINALIZERS = "{\"metadata\":{\"finalizers\":null}}";
   private static final long DELETION_TIMEOUT_SECONDS = 60;
@@ -40,7 +42,7 @@ final class ClusterReset {
       client.pods().inNamespace(name).withGracePeriod(0).delete();
       client.namespaces().withName(name).delete();
     }
-    for (ResourceDefinitionContext karpenterKind : List.of(NODE_CLAIMS, NODE_POOLS, KWOK_NODE_CLASSES)) {
+    for (ResourceDefinitionContext karpenterKind : List.of(NODE_CLAIMS, NODE_POOLS, KWOK_NODE_CLASSES, EC2_NODE_CLASSES)) {
       if (isServed(client, karpenterKind)) {
         deleteAll(client.genericKubernetesResources(karpenterKind));
       }
