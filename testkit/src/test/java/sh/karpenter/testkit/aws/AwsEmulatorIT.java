@@ -73,7 +73,8 @@ class AwsEmulatorIT {
     assertThat(firstPage.instanceTypes()).as("MaxResults is ignored").hasSize(1395);
     assertThat(firstPage.nextToken()).as("no pagination").isNull();
 
-    Map<String, InstanceTypeInfo> types = instanceTypes(ec2);
+    Map<String, InstanceTypeInfo> types = firstPage.instanceTypes().stream()
+        .collect(Collectors.toMap(InstanceTypeInfo::instanceTypeAsString, Function.identity()));
     assertThat(types).hasSize(1395).containsKeys("m5.large", "c7g.large", "g5.xlarge", "trn1.2xlarge").doesNotContainKey("p3.2xlarge");
 
     InstanceTypeInfo m5 = types.get("m5.large");
@@ -226,6 +227,10 @@ class AwsEmulatorIT {
         });
     assertThat(ec2.describeImages(r -> r.owners("self")).images()).extracting(i -> i.imageId()).containsExactlyInAnyOrder(registered, created);
     assertThat(ec2.describeImages(r -> r.owners("amazon")).images()).as("the public AMIs moto ships").hasSize(1299);
+    assertThat(ec2.describeImages(r -> r.filters(Filter.builder().name("name").values("custom-*").build())).images())
+        .extracting(i -> i.imageId()).containsExactly(registered);
+    assertThat(ec2.describeImages(r -> r.filters(Filter.builder().name("architecture").values("arm64").build())).images())
+        .isNotEmpty().allSatisfy(image -> assertThat(image.architectureAsString()).isEqualTo("arm64"));
   }
 
   // ------------------------------------------------------------------------------------------
@@ -241,6 +246,10 @@ class AwsEmulatorIT {
         .startsWith("ami-");
     assertThat(ssm.getParameter(r -> r.name("/aws/service/global-infrastructure/regions/us-west-2")).parameter().value())
         .isEqualTo("us-west-2");
+
+    var byPath = ssm.getParametersByPath(r -> r.path("/aws/service/ami-amazon-linux-latest").recursive(true));
+    assertThat(byPath.parameters()).as("a page of 10").hasSize(10);
+    assertThat(byPath.nextToken()).isNotNull();
 
     for (String missing : List.of(EKS_AMI_PARAMETER, "/aws/service/bottlerocket/aws-k8s-1.31/x86_64/latest/image_id")) {
       assertThatThrownBy(() -> ssm.getParameter(r -> r.name(missing))).isInstanceOf(ParameterNotFoundException.class);
@@ -542,11 +551,6 @@ class AwsEmulatorIT {
 
   static Tag tag(String key, String value) {
     return Tag.builder().key(key).value(value).build();
-  }
-
-  private static Map<String, InstanceTypeInfo> instanceTypes(Ec2Client ec2) {
-    return ec2.describeInstanceTypesPaginator(r -> {}).instanceTypes().stream()
-        .collect(Collectors.toMap(InstanceTypeInfo::instanceTypeAsString, Function.identity()));
   }
 
   private static long count(Map<String, InstanceTypeInfo> types, java.util.function.Predicate<InstanceTypeInfo> predicate) {
