@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.opentest4j.TestAbortedException;
 import sh.karpenter.testkit.scripts.ProjectScript;
+import sh.karpenter.testkit.scripts.StartedOnce;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.iam.IamClient;
@@ -54,9 +55,7 @@ public final class AwsEmulator {
   private static final int LOG_TAIL_LINES = 40;
   private static final Pattern ENDPOINT = Pattern.compile("(?m)^export AWS_ENDPOINT_URL=(\\S+)$");
 
-  private static final Object LOCK = new Object();
-  private static AwsEmulator shared;
-  private static RuntimeException startFailure;
+  private static final StartedOnce<AwsEmulator> SHARED = new StartedOnce<>(AwsEmulator::attachOrStart);
 
   private final Path runDir;
   private final AwsClients clients;
@@ -84,19 +83,7 @@ public final class AwsEmulator {
    *     script's output including the server's log tail
    */
   public static AwsEmulator shared() {
-    synchronized (LOCK) {
-      if (shared == null && startFailure == null) {
-        try {
-          shared = attachOrStart();
-        } catch (RuntimeException e) {
-          startFailure = e;
-        }
-      }
-      if (startFailure != null) {
-        throw startFailure;
-      }
-      return shared;
-    }
+    return SHARED.get();
   }
 
   private static AwsEmulator attachOrStart() {
@@ -114,7 +101,7 @@ public final class AwsEmulator {
     if (up.exitCode() != 0) {
       throw new IllegalStateException(SCRIPT + " up failed (exit " + up.exitCode() + "):\n" + up.output());
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> down(root, own), "aws-emulator-down"));
+    ProjectScript.downAtExit(root, SCRIPT, Map.of("KARPENTER_AWS_EMU_DIR", own.toString()));
     env = runScript(root, own, "env");
     if (env.exitCode() != 0) {
       throw new IllegalStateException(SCRIPT + " env failed after up (exit " + env.exitCode() + "):\n" + env.output());
@@ -204,13 +191,6 @@ public final class AwsEmulator {
       report.append("(log unreadable: ").append(e).append(")\n");
     }
     return report.toString();
-  }
-
-  private static void down(Path root, Path runDir) {
-    ProjectScript.Result down = runScript(root, runDir, "down");
-    if (down.exitCode() != 0) {
-      System.err.println(SCRIPT + " down failed:\n" + down.output());
-    }
   }
 
   private static ProjectScript.Result runScript(Path root, Path runDir, String command) {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.opentest4j.TestAbortedException;
 import sh.karpenter.testkit.scripts.ProjectScript;
+import sh.karpenter.testkit.scripts.StartedOnce;
 
 /**
  * A running real control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
@@ -34,9 +35,7 @@ public final class ControlPlane {
   private static final int EXIT_NOT_BUILT = 3;
   private static final int LOG_TAIL_LINES = 40;
 
-  private static final Object LOCK = new Object();
-  private static ControlPlane shared;
-  private static RuntimeException startFailure;
+  private static final StartedOnce<ControlPlane> SHARED = new StartedOnce<>(ControlPlane::attachOrStart);
 
   private final Path runDir;
   private final KubernetesClient client;
@@ -55,19 +54,7 @@ public final class ControlPlane {
    *     script's output including the failing component's log tail
    */
   public static ControlPlane shared() {
-    synchronized (LOCK) {
-      if (shared == null && startFailure == null) {
-        try {
-          shared = attachOrStart();
-        } catch (RuntimeException e) {
-          startFailure = e;
-        }
-      }
-      if (startFailure != null) {
-        throw startFailure;
-      }
-      return shared;
-    }
+    return SHARED.get();
   }
 
   private static ControlPlane attachOrStart() {
@@ -85,7 +72,7 @@ public final class ControlPlane {
       if (up.exitCode() != 0) {
         throw new IllegalStateException("scripts/control-plane up failed (exit " + up.exitCode() + "):\n" + up.output());
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> down(root, own), "control-plane-down"));
+      ProjectScript.downAtExit(root, SCRIPT, Map.of("KARPENTER_CP_DIR", own.toString()));
       controlPlane = new ControlPlane(own);
     }
     ClusterReset.purge(controlPlane.client);
@@ -117,13 +104,6 @@ public final class ControlPlane {
       report.append("(logs unreadable: ").append(e).append(")\n");
     }
     return report.toString();
-  }
-
-  private static void down(Path root, Path runDir) {
-    ProjectScript.Result down = runScript(root, runDir, "down");
-    if (down.exitCode() != 0) {
-      System.err.println("scripts/control-plane down failed:\n" + down.output());
-    }
   }
 
   /**

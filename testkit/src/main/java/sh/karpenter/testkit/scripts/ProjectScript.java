@@ -59,6 +59,19 @@ public final class ProjectScript {
   }
 
   /**
+   * Runs {@code script down} with {@code environment} when the JVM exits, for a part this JVM started
+   * with {@code up}; a failing {@code down} is reported on standard error.
+   */
+  public static void downAtExit(Path root, String script, Map<String, String> environment) {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      Result down = run(root, script, "down", environment);
+      if (down.exitCode() != 0) {
+        System.err.println(script + " down failed:\n" + down.output());
+      }
+    }, script + " down"));
+  }
+
+  /**
    * What a fixture throws when {@code part} cannot be had: an abort, which JUnit reports as a skip, on
    * a developer's machine; a failure when {@code CI=true}, where a skipped integration test would let
    * the run pass without testing anything.
