@@ -3,7 +3,6 @@ package sh.karpenter.testkit.controlplane;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.opentest4j.TestAbortedException;
+import sh.karpenter.testkit.scripts.ProjectScript;
+import sh.karpenter.testkit.scripts.StartedOnce;
 
 /**
  * A running real control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
@@ -34,9 +35,7 @@ public final class ControlPlane {
   private static final int EXIT_NOT_BUILT = 3;
   private static final int LOG_TAIL_LINES = 40;
 
-  private static final Object LOCK = new Object();
-  private static ControlPlane shared;
-  private static RuntimeException startFailure;
+  private static final StartedOnce<ControlPlane> SHARED = new StartedOnce<>(ControlPlane::attachOrStart);
 
   private final Path runDir;
   private final KubernetesClient client;
@@ -55,37 +54,25 @@ public final class ControlPlane {
    *     script's output including the failing component's log tail
    */
   public static ControlPlane shared() {
-    synchronized (LOCK) {
-      if (shared == null && startFailure == null) {
-        try {
-          shared = attachOrStart();
-        } catch (RuntimeException e) {
-          startFailure = e;
-        }
-      }
-      if (startFailure != null) {
-        throw startFailure;
-      }
-      return shared;
-    }
+    return SHARED.get();
   }
 
   private static ControlPlane attachOrStart() {
-    Path root = repositoryRoot();
+    Path root = ProjectScript.repositoryRoot(SCRIPT, "real control plane");
     Path existing = Path.of(System.getenv().getOrDefault("KARPENTER_CP_DIR", DEFAULT_RUN_DIR));
     ControlPlane controlPlane;
     if (runScript(root, existing, "env").exitCode() == 0) {
       controlPlane = new ControlPlane(existing);
     } else {
       Path own = Path.of(System.getProperty("java.io.tmpdir"), "karpenter-control-plane-" + ProcessHandle.current().pid());
-      ScriptResult up = runScript(root, own, "up");
+      ProjectScript.Result up = runScript(root, own, "up");
       if (up.exitCode() == EXIT_NOT_BUILT) {
         throw unavailable(up.output().strip(), System.getenv());
       }
       if (up.exitCode() != 0) {
         throw new IllegalStateException("scripts/control-plane up failed (exit " + up.exitCode() + "):\n" + up.output());
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> down(root, own), "control-plane-down"));
+      ProjectScript.downAtExit(root, SCRIPT, Map.of("KARPENTER_CP_DIR", own.toString()));
       controlPlane = new ControlPlane(own);
     }
     ClusterReset.purge(controlPlane.client);
@@ -119,56 +106,16 @@ public final class ControlPlane {
     return report.toString();
   }
 
-  private static void down(Path root, Path runDir) {
-    ScriptResult down = runScript(root, runDir, "down");
-    if (down.exitCode() != 0) {
-      System.err.println("scripts/control-plane down failed:\n" + down.output());
-    }
-  }
-
-  /** The checkout: the nearest directory above the working directory holding the script. */
-  private static Path repositoryRoot() {
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      if (Files.isExecutable(dir.resolve(SCRIPT))) {
-        return dir;
-      }
-    }
-    throw unavailable("no " + SCRIPT + " above " + Path.of("").toAbsolutePath(), System.getenv());
-  }
-
   /**
    * What {@link #shared()} throws when there is no control plane to be had: an abort, which JUnit
    * reports as a skip, on a developer's machine; a failure when {@code CI=true}, where a skipped
    * integration test would let the run pass without testing anything.
    */
   static RuntimeException unavailable(String reason, Map<String, String> environment) {
-    if ("true".equals(environment.get("CI"))) {
-      return new IllegalStateException(
-          "real control plane unavailable, and CI=true, so this test fails instead of skipping: " + reason);
-    }
-    return new TestAbortedException(
-        "real control plane unavailable, skipping (with CI=true this fails instead): " + reason);
+    return ProjectScript.unavailable("real control plane", reason, environment);
   }
 
-  private record ScriptResult(int exitCode, String output) {}
-
-  private static ScriptResult runScript(Path root, Path runDir, String command) {
-    ProcessBuilder builder = new ProcessBuilder(root.resolve(SCRIPT).toString(), command)
-        .directory(root.toFile())
-        .redirectErrorStream(true)
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    builder.environment().put("KARPENTER_CP_DIR", runDir.toString());
-    try {
-      Process process = builder.start();
-      // The processes `up` starts write to their own log files, so the pipe closes when the script
-      // exits; the script bounds its own waits (CONTROL_PLANE_TIMEOUT).
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      return new ScriptResult(process.waitFor(), output);
-    } catch (IOException e) {
-      throw new UncheckedIOException("running " + SCRIPT + " " + command, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while running " + SCRIPT + " " + command, e);
-    }
+  private static ProjectScript.Result runScript(Path root, Path runDir, String command) {
+    return ProjectScript.run(root, SCRIPT, command, Map.of("KARPENTER_CP_DIR", runDir.toString()));
   }
 }

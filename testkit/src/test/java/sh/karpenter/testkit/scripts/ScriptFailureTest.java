@@ -34,11 +34,14 @@ class ScriptFailureTest {
   private static final List<String> SCRIPTS =
       List.of(
           "scripts/control-plane",
+          "scripts/aws-emulator",
           "scripts/test",
           "scripts/java-home",
           "scripts/upstream-titles",
           "scripts/lib/strict.sh",
           "scripts/lib/upstream.sh",
+          "scripts/lib/loopback.sh",
+          "scripts/lib/aws-emulator-constraints.txt",
           ".ci/run");
 
   /**
@@ -74,6 +77,32 @@ class ScriptFailureTest {
       fi
       """;
 
+  /**
+   * Stands in for the Python that {@code scripts/aws-emulator ensure} uses: reports version
+   * {@code $FAKE_PY_VERSION}; has venv and ensurepip unless {@code $FAKE_PY_NO_VENV} is set; {@code -m
+   * venv DIR} makes a virtual environment whose python has a pip that fails every install, as one
+   * without network would.
+   */
+  private static final String FAKE_PYTHON =
+      """
+      #!/usr/bin/env bash
+      case "$*" in
+        *sys.version_info*) echo "${FAKE_PY_VERSION:-3.12.1}" ;;
+        *ensurepip*) [ -z "${FAKE_PY_NO_VENV:-}" ] ;;
+        "-m venv "*)
+          mkdir -p "$3/bin"
+          printf '%s\n' '#!/usr/bin/env bash' \
+            'case "$*" in' \
+            '  "") exit 0 ;;' \
+            '  "-m pip --version") echo "pip 99 (fake)" ;;' \
+            '  "-m pip install"*) echo "fake pip: no route to the package index" >&2; exit 1 ;;' \
+            '  *) exit 9 ;;' \
+            'esac' >"$3/bin/python"
+          chmod +x "$3/bin/python" ;;
+        *) echo "fake python: '$*'" >&2; exit 9 ;;
+      esac
+      """;
+
   @TempDir Path temp;
   private Path checkout;
   private Path fakeBin;
@@ -95,6 +124,7 @@ class ScriptFailureTest {
     executable(fakeBin.resolve("mvn"), FAKE_MVN);
     executable(fakeBin.resolve("openssl"), "#!/usr/bin/env bash\nexit 0\n");
     executable(fakeBin.resolve("curl"), "#!/usr/bin/env bash\nexit 0\n");
+    executable(fakeBin.resolve("fake-python3"), FAKE_PYTHON);
     cache = temp.resolve("cache");
     mvnLog = temp.resolve("mvn.log");
   }
@@ -155,7 +185,7 @@ class ScriptFailureTest {
   void onADevelopersMachineAFailedEnsureWarnsAndTheTestsRun() {
     Result result = run(List.of("scripts/test"), Map.of("FAKE_GO_VERSION", "go1.20.1"), pathWithoutGo());
     assertThat(result.status()).isZero();
-    assertThat(result.output()).contains("WARNING: control-plane binaries unavailable; the integration tests will be SKIPPED");
+    assertThat(result.output()).contains("WARNING: control-plane binaries unavailable; the integration tests that need it will be SKIPPED");
     assertThat(mvnLog).exists();
   }
 
@@ -201,6 +231,68 @@ class ScriptFailureTest {
         .contains("ci: CI=true,")
         .contains("ci: ERROR: scripts/control-plane ensure failed after");
     assertThat(mvnLog).doesNotExist();
+  }
+
+  @Test
+  void awsEmulatorEnsureWithoutPythonSaysSo() {
+    Result result = run(List.of("scripts/aws-emulator", "ensure"), Map.of("KARPENTER_AWS_EMU_PYTHON", "no-such-python3"), pathWithoutGo());
+    assertThat(result.status()).isNotZero();
+    assertThat(result.output()).contains("[aws-emulator] ERROR: no 'no-such-python3' on PATH: Python >= 3.11 with venv and pip is needed",
+        "apt-get install -y python3 python3-venv");
+  }
+
+  @Test
+  void awsEmulatorEnsureWithAnOldPythonNamesItsVersion() {
+    Result result = run(List.of("scripts/aws-emulator", "ensure"), Map.of("FAKE_PY_VERSION", "3.9.2"), pathWithoutGo());
+    assertThat(result.status()).isNotZero();
+    assertThat(result.output()).contains("ERROR: Python 3.9.2 (" + fakeBin.resolve("fake-python3") + ") is too old");
+  }
+
+  @Test
+  void awsEmulatorEnsureWithoutVenvNamesTheDebianPackage() {
+    Result result = run(List.of("scripts/aws-emulator", "ensure"), Map.of("FAKE_PY_NO_VENV", "1"), pathWithoutGo());
+    assertThat(result.status()).isNotZero();
+    assertThat(result.output()).contains("cannot create virtual environments with pip", "apt-get install -y python3-venv");
+  }
+
+  /** pip that cannot install: the error says so, and the half-made environment is gone. */
+  @Test
+  void awsEmulatorEnsureThatCannotInstallMotoLeavesNoEnvironment() {
+    Result result = run(List.of("scripts/aws-emulator", "ensure"), Map.of(), pathWithoutGo());
+    assertThat(result.status()).isNotZero();
+    assertThat(result.output())
+        .contains("fake pip: no route to the package index")
+        .contains("ERROR: pip could not install moto[server]==5.2.5");
+    assertThat(temp.resolve("venv")).doesNotExist();
+  }
+
+  @Test
+  void awsEmulatorUpBeforeEnsureExitsThree() {
+    Result result = run(List.of("scripts/aws-emulator", "up"), Map.of(), pathWithoutGo());
+    assertThat(result.status()).isEqualTo(3);
+    assertThat(result.output()).contains("moto is not installed").contains("ensure' first");
+    Result env = run(List.of("scripts/aws-emulator", "env"), Map.of(), pathWithoutGo());
+    assertThat(env.status()).isNotZero();
+    assertThat(env.output()).contains("ERROR: no AWS emulator is running in " + temp.resolve("aws-emulator-run"));
+  }
+
+  @Test
+  void underCiAFailedAwsEmulatorEnsureFailsTheTestRunBeforeMaven() {
+    Map<String, String> env = Map.of("CI", "true", "KARPENTER_SKIP_CONTROL_PLANE", "1", "KARPENTER_SKIP_AWS_EMULATOR", "",
+        "FAKE_PY_NO_VENV", "1");
+    Result result = run(List.of("scripts/test"), env, pathWithoutGo());
+    assertThat(result.status()).isNotZero();
+    assertThat(result.output()).contains("scripts/test: ERROR: scripts/aws-emulator ensure failed");
+    assertThat(mvnLog).doesNotExist();
+  }
+
+  @Test
+  void onADevelopersMachineAFailedAwsEmulatorEnsureWarnsAndTheTestsRun() {
+    Map<String, String> env = Map.of("KARPENTER_SKIP_CONTROL_PLANE", "1", "KARPENTER_SKIP_AWS_EMULATOR", "", "FAKE_PY_NO_VENV", "1");
+    Result result = run(List.of("scripts/test"), env, pathWithoutGo());
+    assertThat(result.status()).isZero();
+    assertThat(result.output()).contains("WARNING: AWS emulator unavailable; the integration tests that need it will be SKIPPED");
+    assertThat(mvnLog).exists();
   }
 
   /**
@@ -280,6 +372,11 @@ class ScriptFailureTest {
     Map<String, String> environment = builder.environment();
     environment.remove("CI");
     environment.remove("KARPENTER_SKIP_CONTROL_PLANE");
+    // The AWS emulator's own tests below turn it back on; elsewhere scripts/test leaves it out.
+    environment.put("KARPENTER_SKIP_AWS_EMULATOR", "1");
+    environment.put("KARPENTER_AWS_EMU_PYTHON", "fake-python3");
+    environment.put("KARPENTER_AWS_EMU_VENV", temp.resolve("venv").toString());
+    environment.put("KARPENTER_AWS_EMU_DIR", temp.resolve("aws-emulator-run").toString());
     environment.put("PATH", path);
     environment.put("JAVA_HOME", System.getProperty("java.home"));
     environment.put("K8S_BIN_CACHE", cache.toString());
