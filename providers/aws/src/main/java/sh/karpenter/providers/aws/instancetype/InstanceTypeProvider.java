@@ -35,6 +35,7 @@ import sh.karpenter.core.resources.Resources;
 import sh.karpenter.core.wellknown.AwsLabels;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.aws.pricing.PricingProvider;
+import sh.karpenter.providers.aws.sdk.SdkErrors;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.DescribeInstanceTypeOfferingsRequest;
@@ -173,7 +174,7 @@ public final class InstanceTypeProvider {
           raw.addAll(page.instanceTypes());
         }
       } catch (SdkException e) {
-        throw new InstanceTypeException("describing instance types, " + e.getMessage(), e);
+        throw new InstanceTypeException("describing instance types, " + SdkErrors.describe(e), e);
       }
       State current = state;
       if (raw.equals(current.rawTypes())) {
@@ -209,7 +210,7 @@ public final class InstanceTypeProvider {
           }
         }
       } catch (SdkException e) {
-        throw new InstanceTypeException("describing instance type zone offerings, " + e.getMessage(), e);
+        throw new InstanceTypeException("describing instance type zone offerings, " + SdkErrors.describe(e), e);
       }
       Map<String, Set<String>> frozen = new HashMap<>();
       Set<String> zones = new TreeSet<>();

@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.core.catalog.AwsInstanceTypeInfo;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
+import sh.karpenter.providers.aws.sdk.SdkErrors;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.DescribeSpotPriceHistoryRequest;
@@ -152,8 +153,9 @@ public final class PricingProvider {
         }
       } catch (SdkException e) {
         spotUpdateFailures.incrementAndGet();
-        LOG.warn("retrieving spot pricing data failed, keeping the previous spot prices: {}", e.getMessage());
-        throw new PricingException("retrieving spot pricing data, " + e.getMessage(), e);
+        String reason = SdkErrors.describe(e);
+        LOG.warn("retrieving spot pricing data failed, keeping the previous spot prices: {}", reason);
+        throw new PricingException("retrieving spot pricing data, " + reason, e);
       }
       if (latest.isEmpty()) {
         spotUpdateFailures.incrementAndGet();
