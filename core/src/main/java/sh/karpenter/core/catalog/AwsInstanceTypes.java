@@ -26,7 +26,7 @@ import sh.karpenter.core.wellknown.Labels;
  *   <li>types without ENI data (no vpclimits entry) get {@value #FALLBACK_MAX_PODS} pods, also used
  *       for the kube-reserved memory formula;
  *   <li>the EFA interface count is taken from the published allocatable (extended resources carry no
- *       overhead, so it equals the capacity);
+ *       overhead, so it equals the capacity) unless the entry carries DescribeInstanceTypes' count;
  *   <li>{@code topology.k8s.aws/zone-id} and {@code instance-encryption-in-transit-supported} are not
  *       set (no data);
  *   <li>a1.* types are not compatible with AL2023: their offerings are unavailable, as upstream's
