@@ -252,6 +252,11 @@ public final class InstanceTypeProvider {
     return out;
   }
 
+  /** One type of a node class by name, empty when the region has no such type. */
+  public Optional<InstanceType> get(EC2NodeClass nodeClass, String name) {
+    return get(NodeClassInputs.from(nodeClass), name);
+  }
+
   /** One type by name, empty when the region has no such type. */
   public Optional<InstanceType> get(NodeClassInputs inputs, String name) {
     State current = state;

@@ -56,12 +56,8 @@ public final class TestingEc2InstanceTypes implements Ec2Client {
     if (failInstanceTypes.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw error("DescribeInstanceTypes");
     }
-    int at = request.nextToken() == null ? 0 : Integer.parseInt(request.nextToken());
-    List<InstanceTypeInfo> all = instanceTypes;
-    return DescribeInstanceTypesResponse.builder()
-        .instanceTypes(all.isEmpty() ? List.of() : List.of(all.get(at)))
-        .nextToken(at + 1 < all.size() ? Integer.toString(at + 1) : null)
-        .build();
+    Page<InstanceTypeInfo> page = Page.of(instanceTypes, request.nextToken());
+    return DescribeInstanceTypesResponse.builder().instanceTypes(page.items()).nextToken(page.next()).build();
   }
 
   @Override
@@ -70,11 +66,8 @@ public final class TestingEc2InstanceTypes implements Ec2Client {
     List<InstanceTypeOffering> all = new ArrayList<>();
     offerings.forEach((type, zones) -> zones.forEach(zone -> all.add(
         InstanceTypeOffering.builder().instanceType(type).location(zone).locationType(LocationType.AVAILABILITY_ZONE).build())));
-    int at = request.nextToken() == null ? 0 : Integer.parseInt(request.nextToken());
-    return DescribeInstanceTypeOfferingsResponse.builder()
-        .instanceTypeOfferings(all.isEmpty() ? List.of() : List.of(all.get(at)))
-        .nextToken(at + 1 < all.size() ? Integer.toString(at + 1) : null)
-        .build();
+    Page<InstanceTypeOffering> page = Page.of(all, request.nextToken());
+    return DescribeInstanceTypeOfferingsResponse.builder().instanceTypeOfferings(page.items()).nextToken(page.next()).build();
   }
 
   @Override
@@ -86,12 +79,16 @@ public final class TestingEc2InstanceTypes implements Ec2Client {
     if (failSpot.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw error("DescribeSpotPriceHistory");
     }
-    int at = request.nextToken() == null || request.nextToken().isEmpty() ? 0 : Integer.parseInt(request.nextToken());
-    List<SpotPrice> all = spotPrices;
-    return DescribeSpotPriceHistoryResponse.builder()
-        .spotPriceHistory(all.isEmpty() ? List.of() : List.of(all.get(at)))
-        .nextToken(at + 1 < all.size() ? Integer.toString(at + 1) : null)
-        .build();
+    Page<SpotPrice> page = Page.of(spotPrices, request.nextToken());
+    return DescribeSpotPriceHistoryResponse.builder().spotPriceHistory(page.items()).nextToken(page.next()).build();
+  }
+
+  /** One item of {@code all} from the position {@code token} names, and the token of the next. */
+  private record Page<T>(List<T> items, String next) {
+    static <T> Page<T> of(List<T> all, String token) {
+      int at = token == null || token.isEmpty() ? 0 : Integer.parseInt(token);
+      return new Page<>(all.isEmpty() ? List.of() : List.of(all.get(at)), at + 1 < all.size() ? Integer.toString(at + 1) : null);
+    }
   }
 
   private static Ec2Exception error(String operation) {
