@@ -282,4 +282,39 @@ class InstanceTypeProviderTest {
     keys.add(new NodeClassInputs(SUBNET_ZONES, new AwsNodeClassSettings(10, null, Map.of(), Map.of(), Map.of(), null), AMIFamily.AL2023, false).cacheKey());
     assertThat(keys).hasSize(3);
   }
+
+  @Test
+  void listingWhileRefreshesSwapTheDataSeesOneStateOrTheOther() throws Exception {
+    region();
+    provider.refresh();
+    Map<String, List<String>> one = ec2.offerings;
+    Map<String, List<String>> other = Map.of("m5.large", List.of("us-east-1b"), "c5.large", List.of("us-east-1b"), "a1.large", List.of("us-east-1b"));
+    NodeClassInputs inputs = NodeClassInputs.of(SUBNET_ZONES);
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.ConcurrentLinkedQueue<String> problems = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    List<Thread> readers = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      readers.add(Thread.ofPlatform().start(() -> {
+        while (!done.get()) {
+          try {
+            Requirement zones = byName(provider.list(inputs)).get("m5.large").requirements().find(Labels.ZONE);
+            if (!zones.equals(Requirement.in(Labels.ZONE, "us-east-1a", "us-east-1b")) && !zones.equals(Requirement.in(Labels.ZONE, "us-east-1b"))) {
+              problems.add("unexpected zones " + zones);
+            }
+          } catch (RuntimeException e) {
+            problems.add(e.toString());
+          }
+        }
+      }));
+    }
+    for (int i = 0; i < 20; i++) {
+      ec2.offerings = i % 2 == 0 ? other : one;
+      provider.refresh();
+    }
+    done.set(true);
+    for (Thread reader : readers) {
+      reader.join();
+    }
+    assertThat(problems).isEmpty();
+  }
 }
