@@ -13,7 +13,11 @@ package sh.karpenter.core.catalog;
  * @param hypervisor {@code nitro}, {@code xen}, or null for bare metal
  * @param onDemandPricePerHour USD per hour in the data file's region; null when unpriced
  * @param docAllocatable the allocatable Karpenter publishes for the type (AL2023, defaults): a test
- *     oracle, and the only source of the EFA interface count
+ *     oracle, and the EFA interface count when {@code efaInterfaces} is null
+ * @param efaInterfaces maximum EFA interfaces as DescribeInstanceTypes reports them ({@code
+ *     NetworkInfo.EfaInfo}); null when unknown (the data file), then taken from {@code docAllocatable}
+ * @param neuronCoresPerDevice cores per Neuron device as DescribeInstanceTypes reports them ({@code
+ *     NeuronInfo}); null when unknown (the data file), then looked up by accelerator name
  */
 public record AwsInstanceTypeInfo(
     String name,
@@ -41,7 +45,43 @@ public record AwsInstanceTypeInfo(
     long localNvmeGB,
     boolean flex,
     Double onDemandPricePerHour,
-    DocAllocatable docAllocatable) {
+    DocAllocatable docAllocatable,
+    Integer efaInterfaces,
+    Integer neuronCoresPerDevice) {
+
+  /** An entry of the data file, which has neither EFA interface counts nor Neuron core counts. */
+  public AwsInstanceTypeInfo(
+      String name,
+      int vcpu,
+      long memoryMiB,
+      String arch,
+      int gpuCount,
+      String gpuName,
+      long gpuMemoryMiB,
+      String gpuManufacturer,
+      String acceleratorName,
+      int acceleratorCount,
+      Integer ipv4PerENI,
+      Integer defaultCardMaxENIs,
+      Integer podENI,
+      String family,
+      String category,
+      Integer generation,
+      String size,
+      String hypervisor,
+      String cpuManufacturer,
+      Integer cpuClockSpeedMHz,
+      Long networkBandwidthMbps,
+      Long ebsBandwidthMbps,
+      long localNvmeGB,
+      boolean flex,
+      Double onDemandPricePerHour,
+      DocAllocatable docAllocatable) {
+    this(name, vcpu, memoryMiB, arch, gpuCount, gpuName, gpuMemoryMiB, gpuManufacturer, acceleratorName,
+        acceleratorCount, ipv4PerENI, defaultCardMaxENIs, podENI, family, category, generation, size, hypervisor,
+        cpuManufacturer, cpuClockSpeedMHz, networkBandwidthMbps, ebsBandwidthMbps, localNvmeGB, flex,
+        onDemandPricePerHour, docAllocatable, null, null);
+  }
 
   /** Whether the type has the ENI facts the max-pods formula needs. */
   public boolean hasEniData() {

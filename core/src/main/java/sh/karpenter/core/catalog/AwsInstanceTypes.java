@@ -26,7 +26,7 @@ import sh.karpenter.core.wellknown.Labels;
  *   <li>types without ENI data (no vpclimits entry) get {@value #FALLBACK_MAX_PODS} pods, also used
  *       for the kube-reserved memory formula;
  *   <li>the EFA interface count is taken from the published allocatable (extended resources carry no
- *       overhead, so it equals the capacity);
+ *       overhead, so it equals the capacity) unless the entry carries DescribeInstanceTypes' count;
  *   <li>{@code topology.k8s.aws/zone-id} and {@code instance-encryption-in-transit-supported} are not
  *       set (no data);
  *   <li>a1.* types are not compatible with AL2023: their offerings are unavailable, as upstream's
@@ -109,18 +109,24 @@ public final class AwsInstanceTypes {
   }
 
   /** a1.* cannot run AL2023 (upstream's AMI-family compatibility check). */
-  static boolean compatibleWithAl2023(AwsInstanceTypeInfo info) {
+  public static boolean compatibleWithAl2023(AwsInstanceTypeInfo info) {
     return !"a1".equals(info.family());
   }
 
   /** Node capacity (docs/behaviour/cloudprovider.md#aws-capacity). */
   public static Resources capacity(AwsInstanceTypeInfo info, AwsCatalogOptions options) {
+    return capacity(info, options, AwsNodeClassSettings.DEFAULT);
+  }
+
+  /** Node capacity under a node class's kubelet and block-device settings. */
+  public static Resources capacity(AwsInstanceTypeInfo info, AwsCatalogOptions options, AwsNodeClassSettings settings) {
+    long ephemeral = settings.ephemeralStorageBytes() == null ? ROOT_VOLUME_BYTES : settings.ephemeralStorageBytes();
     Resources.Builder capacity =
         Resources.builder()
             .milli(ResourceNames.CPU, info.vcpu() * MILLI)
             .milli(ResourceNames.MEMORY, memoryMiB(info, options.vmMemoryOverheadPercent()) * MIB * MILLI)
-            .milli(ResourceNames.EPHEMERAL_STORAGE, ROOT_VOLUME_BYTES * MILLI)
-            .milli(ResourceNames.PODS, maxPods(info, options.reservedEnis()) * MILLI);
+            .milli(ResourceNames.EPHEMERAL_STORAGE, ephemeral * MILLI)
+            .milli(ResourceNames.PODS, pods(info, options.reservedEnis(), settings) * MILLI);
     if (info.podENI() != null && info.podENI() > 0) {
       capacity.milli(AwsLabels.RESOURCE_POD_ENI, info.podENI() * MILLI);
     }
@@ -131,12 +137,17 @@ public final class AwsInstanceTypes {
       }
     }
     Integer coresPerDevice =
-        info.acceleratorName() == null ? null : NEURON_CORES_PER_DEVICE.get(info.acceleratorName());
+        info.neuronCoresPerDevice() != null
+            ? info.neuronCoresPerDevice()
+            : info.acceleratorName() == null ? null : NEURON_CORES_PER_DEVICE.get(info.acceleratorName());
     if (coresPerDevice != null && info.acceleratorCount() > 0) {
       capacity.milli(AwsLabels.RESOURCE_NEURON, info.acceleratorCount() * MILLI);
       capacity.milli(AwsLabels.RESOURCE_NEURON_CORE, (long) info.acceleratorCount() * coresPerDevice * MILLI);
     }
-    Integer efa = info.docAllocatable() == null ? null : info.docAllocatable().efa();
+    Integer efa =
+        info.efaInterfaces() != null
+            ? info.efaInterfaces()
+            : info.docAllocatable() == null ? null : info.docAllocatable().efa();
     if (efa != null && efa > 0) {
       capacity.milli(AwsLabels.RESOURCE_EFA, efa * MILLI);
     }
@@ -162,24 +173,64 @@ public final class AwsInstanceTypes {
   }
 
   /**
+   * Max pods under a node class's kubelet settings (upstream {@code pods}): {@code maxPods} when
+   * set, else ENI-limited; then at most {@code podsPerCore} × vCPUs when podsPerCore is positive.
+   */
+  static long pods(AwsInstanceTypeInfo info, int reservedEnis, AwsNodeClassSettings settings) {
+    long count = settings.maxPods() != null ? settings.maxPods() : maxPods(info, reservedEnis);
+    if (settings.podsPerCore() != null && settings.podsPerCore() > 0) {
+      count = Math.min((long) settings.podsPerCore() * info.vcpu(), count);
+    }
+    return count;
+  }
+
+  /**
    * Kube-reserved, system-reserved (none) and eviction threshold
    * (docs/behaviour/cloudprovider.md#aws-overhead). Memory is reserved for the ENI-limited pod
    * count with no reserved ENIs, whatever max pods is.
    */
   public static Overhead overhead(AwsInstanceTypeInfo info, Resources capacity) {
+    return overhead(info, capacity, AwsNodeClassSettings.DEFAULT);
+  }
+
+  /**
+   * The overhead under a node class's kubelet settings: {@code kubeReserved} replaces the computed
+   * value of each resource it names, {@code systemReserved} is taken as given, and {@code
+   * evictionHard}'s {@code memory.available} and {@code nodefs.available} replace the default
+   * thresholds (upstream {@code kubeReservedResources}, {@code systemReservedResources}, {@code
+   * evictionThreshold}).
+   */
+  public static Overhead overhead(AwsInstanceTypeInfo info, Resources capacity, AwsNodeClassSettings settings) {
     long ephemeral = capacity.milli(ResourceNames.EPHEMERAL_STORAGE) / MILLI;
-    Resources kubeReserved =
+    Resources.Builder kubeReserved =
         Resources.builder()
             .milli(ResourceNames.CPU, kubeReservedCpuMilli(capacity.milli(ResourceNames.CPU)))
             .milli(ResourceNames.MEMORY, (11 * maxPods(info, 0) + 255) * MIB * MILLI)
-            .milli(ResourceNames.EPHEMERAL_STORAGE, GIB * MILLI)
-            .build();
+            .milli(ResourceNames.EPHEMERAL_STORAGE, GIB * MILLI);
+    settings.kubeReservedMilli().forEach(kubeReserved::milli);
+    Resources systemReserved = Resources.EMPTY;
+    if (!settings.systemReservedMilli().isEmpty()) {
+      Resources.Builder builder = Resources.builder();
+      settings.systemReservedMilli().forEach(builder::milli);
+      systemReserved = builder.build();
+    }
+    long memoryThreshold = 100 * MIB;
+    long storageThreshold = Math.ceilDiv(ephemeral, 10);
+    String memoryAvailable = settings.evictionHard().get(AwsNodeClassSettings.MEMORY_AVAILABLE);
+    if (memoryAvailable != null) {
+      memoryThreshold = AwsNodeClassSettings.evictionSignal(
+          AwsNodeClassSettings.MEMORY_AVAILABLE, memoryAvailable, capacity.milli(ResourceNames.MEMORY) / MILLI);
+    }
+    String nodefsAvailable = settings.evictionHard().get(AwsNodeClassSettings.NODEFS_AVAILABLE);
+    if (nodefsAvailable != null) {
+      storageThreshold = AwsNodeClassSettings.evictionSignal(AwsNodeClassSettings.NODEFS_AVAILABLE, nodefsAvailable, ephemeral);
+    }
     Resources evictionThreshold =
         Resources.builder()
-            .milli(ResourceNames.MEMORY, 100 * MIB * MILLI)
-            .milli(ResourceNames.EPHEMERAL_STORAGE, Math.ceilDiv(ephemeral, 10) * MILLI)
+            .milli(ResourceNames.MEMORY, memoryThreshold * MILLI)
+            .milli(ResourceNames.EPHEMERAL_STORAGE, storageThreshold * MILLI)
             .build();
-    return new Overhead(kubeReserved, Resources.EMPTY, evictionThreshold);
+    return new Overhead(kubeReserved.build(), systemReserved, evictionThreshold);
   }
 
   /**
@@ -206,15 +257,28 @@ public final class AwsInstanceTypes {
 
   /** Requirements every type of the catalogue shares: region, zones, capacity types, OS, ... */
   private static Requirements sharedRequirements(String region, AwsCatalogOptions options) {
+    return sharedRequirements(region, options.zones(), CAPACITY_TYPES);
+  }
+
+  private static Requirements sharedRequirements(String region, List<String> zones, List<String> capacityTypes) {
     return Requirements.of(
-        Requirement.of(Labels.ZONE, Operator.In, options.zones()),
-        Requirement.of(Labels.CAPACITY_TYPE, Operator.In, CAPACITY_TYPES),
+        Requirement.of(Labels.ZONE, Operator.In, zones),
+        Requirement.of(Labels.CAPACITY_TYPE, Operator.In, capacityTypes),
         Requirement.in(Labels.REGION, region),
         Requirement.in(Labels.OS, "linux"),
         Requirement.doesNotExist(Labels.WINDOWS_BUILD),
         Requirement.in(AwsLabels.INSTANCE_TENANCY, "default", "dedicated"),
         Requirement.doesNotExist(Labels.RESERVATION_ID),
         Requirement.doesNotExist(AwsLabels.CAPACITY_RESERVATION_TYPE));
+  }
+
+  /**
+   * The requirements of one type offered in {@code zones} with {@code capacityTypes} (the live
+   * provider's per-type zones and usage classes), otherwise as {@link #of} builds them.
+   */
+  public static Requirements requirements(
+      AwsInstanceTypeInfo info, String region, List<String> zones, List<String> capacityTypes) {
+    return requirements(info, sharedRequirements(region, zones, capacityTypes));
   }
 
   /**

@@ -55,6 +55,24 @@ public record InstanceTypeCatalog(
     return aws(BundledAws.DATA, "bundled AWS snapshot", options);
   }
 
+  /**
+   * The entries of the bundled AWS snapshot, in file order: the AWS provider's static on-demand price
+   * list and its tables of facts DescribeInstanceTypes lacks (branch ENIs, network bandwidth).
+   */
+  public static List<AwsInstanceTypeInfo> bundledAwsInstanceTypes() {
+    return BundledAws.DATA.instanceTypes();
+  }
+
+  /** The region the bundled AWS snapshot's prices are for. */
+  public static String bundledAwsRegion() {
+    return BundledAws.DATA.region();
+  }
+
+  /** When the bundled AWS snapshot's on-demand prices were generated (ISO-8601). */
+  public static String bundledAwsPricesGeneratedAt() {
+    return BundledAws.DATA.pricesGeneratedAt();
+  }
+
   /** Upstream's fake-provider generation rule: {@code fake-it-0 ..} (see {@link FakeInstanceTypes}). */
   public static InstanceTypeCatalog fake(int count) {
     return new InstanceTypeCatalog(
