@@ -1,0 +1,3 @@
+package sh.karpenter.providers.aws.instancetype;
+
+public interface OfferingAvailability { boolean unavailable(String instanceType, String zone, String capacityType); }
