@@ -90,6 +90,9 @@ public final class Mime {
     }
     i++;
     while (i < lines.length) {
+      if (java.util.Arrays.stream(lines, i, lines.length).allMatch(String::isBlank)) {
+        break; // a delimiter at the very end without "--": no further part
+      }
       Map<String, String> partHeaders = new LinkedHashMap<>();
       StringBuilder headerLines = new StringBuilder();
       while (i < lines.length && !lines[i].isEmpty()) {
