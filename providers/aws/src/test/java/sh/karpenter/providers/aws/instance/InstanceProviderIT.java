@@ -45,7 +45,10 @@ class InstanceProviderIT {
   record Launch(Ec2Client ec2, InstanceProvider instances, LaunchTemplateProvider launchTemplates, CreateFleetBatcher batcher,
       UnavailableOfferings unavailable, EC2NodeClass nodeClass) implements AutoCloseable {
     static Launch create(Ec2Client ec2, Ec2Client setup, CreateFleetBatcher.Window window) {
-      ClusterNetwork network = ClusterNetwork.create(setup, CLUSTER, ZONES);
+      return create(ec2, setup, window, ClusterNetwork.create(setup, CLUSTER, ZONES));
+    }
+
+    static Launch create(Ec2Client ec2, Ec2Client setup, CreateFleetBatcher.Window window, ClusterNetwork network) {
       String ami = setup.describeImages(r -> r.owners("amazon").filters(f -> f.name("architecture").values("x86_64"))).images().get(0).imageId();
       EC2NodeClass nodeClass = LaunchFixtures.nodeClass("default", "al2023@latest", network.subnetsByZone(), network.securityGroupId(),
           List.of(LaunchFixtures.ami(ami, "amd64")));
@@ -192,6 +195,32 @@ class InstanceProviderIT {
           Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND), Requirement.in(Labels.ZONE, "us-west-2a"));
       Instance instance = launch.instances().create(launch.nodeClass(), flexible, candidates());
       assertEquals("m5.large", instance.instanceType());
+    }
+  }
+
+  @Test
+  void aLaunchTemplateDeletedBehindTheCacheIsCreatedAgain(Ec2Client ec2, AwsFaults faults) {
+    try (Ec2Client viaProxy = faults.clients().ec2(); Launch launch = Launch.create(viaProxy, ec2, CreateFleetBatcher.Window.DEFAULT)) {
+      LaunchRequest request = LaunchFixtures.request("default-pool", "default", Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND));
+      launch.instances().create(launch.nodeClass(), request, candidates());
+      assertEquals(1, faults.requests("ec2", "CreateLaunchTemplate").size());
+      String name = ec2.describeLaunchTemplates(r -> r.filters(f -> f.name("tag:karpenter.k8s.aws/ec2nodeclass").values("default")))
+          .launchTemplates().get(0).launchTemplateName();
+
+      // a second controller (empty cache) finds the template by name instead of creating it
+      LaunchTemplateProvider other = new LaunchTemplateProvider(viaProxy, LaunchFixtures.CLUSTER);
+      InstanceProvider otherInstances = new InstanceProvider(viaProxy, CLUSTER, other, new LaunchSubnets(viaProxy, Clock.systemUTC()),
+          launch.batcher(), launch.unavailable());
+      otherInstances.create(launch.nodeClass(), request, candidates());
+      assertEquals(1, faults.requests("ec2", "CreateLaunchTemplate").size());
+
+      // deleted in EC2 while cached: CreateFleet says not found, the launch is tried again and re-creates it
+      ec2.deleteLaunchTemplate(r -> r.launchTemplateName(name));
+      faults.error("ec2", "CreateFleet", 400, "InvalidLaunchTemplateName.NotFoundException", "The specified launch template, with template name " + name + ", does not exist.", 1);
+      Instance instance = launch.instances().create(launch.nodeClass(), request, candidates());
+      assertTrue(instance.providerId().startsWith("aws:///"));
+      assertEquals(2, faults.requests("ec2", "CreateLaunchTemplate").size());
+      assertEquals(name, ec2.describeLaunchTemplates(r -> r.launchTemplateNames(name)).launchTemplates().get(0).launchTemplateName());
     }
   }
 }
