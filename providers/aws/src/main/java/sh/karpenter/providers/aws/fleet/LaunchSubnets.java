@@ -63,7 +63,16 @@ public final class LaunchSubnets {
     return byZone;
   }
 
+  /** Serialises DescribeSubnets, so that many launches at once describe the subnets once. */
+  private final Object refreshing = new Object();
+
   private void refresh(List<Subnet> subnets) {
+    synchronized (refreshing) {
+      refreshStale(subnets);
+    }
+  }
+
+  private void refreshStale(List<Subnet> subnets) {
     Instant now = clock.instant();
     List<String> stale = new ArrayList<>();
     synchronized (this) {
