@@ -207,7 +207,7 @@ public final class CreateFleetBatcher implements AutoCloseable {
     return results;
   }
 
-  /** Stops collecting; requests already queued are still sent. */
+  /** Stops collecting; requests queued before the stop are still sent, later ones fail. */
   @Override
   public void close() {
     if (!closed) {
@@ -217,6 +217,12 @@ public final class CreateFleetBatcher implements AutoCloseable {
         collector.join(Duration.ofSeconds(10));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      }
+      // requests that raced with close: fail them rather than leave their callers waiting
+      for (Pending p = queue.poll(); p != null; p = queue.poll()) {
+        if (p != STOP) {
+          p.result().completeExceptionally(new IllegalStateException("the CreateFleet batcher is closed"));
+        }
       }
       calls.shutdown();
     }
