@@ -164,4 +164,36 @@ class UserDataTest {
   private static void assertSameIgnoringLineBreaks(String expected, String actual) {
     assertEquals(expected.replace("\n", ""), actual.replace("\n", ""), "user data:\n" + actual);
   }
+
+  @Test
+  void bottlerocketCarriesTheKubeletSettingsTheNodeClassSets() {
+    EC2NodeClass nodeClass = nodeClass("bottlerocket@latest", null);
+    nodeClass.getSpec().setKubelet(KubeletConfiguration.of(Map.of(
+        "maxPods", 50,
+        "clusterDNS", List.of("10.0.0.53"),
+        "kubeReserved", Map.of("cpu", "200m", "memory", "100Mi"),
+        "evictionHard", Map.of("memory.available", "5%"),
+        "evictionSoftGracePeriod", Map.of("memory.available", "90s"),
+        "imageGCHighThresholdPercent", 85,
+        "cpuCFSQuota", false)));
+    String toml = userData(nodeClass, List.of(), List.of());
+    for (String expected : List.of("cluster-dns-ip = '10.0.0.53'", "max-pods = 50", "cpu-cfs-quota-enforced = false",
+        "image-gc-high-threshold-percent = '85'", "[settings.kubernetes.kube-reserved]", "cpu = '200m'", "memory = '100Mi'",
+        "[settings.kubernetes.eviction-hard]", "'memory.available' = '5%'", "[settings.kubernetes.eviction-soft-grace-period]",
+        "'memory.available' = '1m30s'")) {
+      assertTrue(toml.contains(expected), expected + " in\n" + toml);
+    }
+  }
+
+  @Test
+  void al2023Raid0AndPassThroughKubeletFields() {
+    EC2NodeClass nodeClass = nodeClass("al2023@latest", null);
+    nodeClass.getSpec().setInstanceStorePolicy(InstanceStorePolicy.RAID0);
+    nodeClass.getSpec().setKubelet(KubeletConfiguration.of(Map.of("maxPods", 110, "serializeImagePulls", false, "featureGates", Map.of("A", true))));
+    String userData = userData(nodeClass, List.of(new Taint("dedicated", "gpu", Taint.Effect.NoSchedule)), List.of());
+    for (String expected : List.of("    localStorage:\n      strategy: RAID0\n", "      serializeImagePulls: false\n",
+        "      featureGates:\n        A: true\n", "      - effect: NoSchedule\n        key: dedicated\n        value: gpu\n")) {
+      assertTrue(userData.contains(expected), expected + " in\n" + userData);
+    }
+  }
 }

@@ -223,4 +223,39 @@ class InstanceProviderIT {
       assertEquals(name, ec2.describeLaunchTemplates(r -> r.launchTemplateNames(name)).launchTemplates().get(0).launchTemplateName());
     }
   }
+
+  @Test
+  void aPartlyFilledBatchLaunchesSomeAndTellsTheRestCapacityRanOut(Ec2Client ec2, AwsFaults faults) throws Exception {
+    int n = 5;
+    try (Ec2Client viaProxy = faults.clients().ec2();
+        Launch launch = Launch.create(viaProxy, ec2, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), n, 10))) {
+      LaunchRequest request = LaunchFixtures.request("default-pool", "default",
+          Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND), Requirement.in(Labels.ZONE, "us-west-2a"));
+      faults.limitFleetCapacity(2);
+      ExecutorService pool = Executors.newFixedThreadPool(n);
+      int launched = 0;
+      int insufficient = 0;
+      try {
+        List<Future<Instance>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          futures.add(pool.submit(() -> launch.instances().create(launch.nodeClass(), request, candidates())));
+        }
+        for (Future<Instance> f : futures) {
+          try {
+            assertEquals("c5.large", f.get().instanceType());
+            launched++;
+          } catch (java.util.concurrent.ExecutionException e) {
+            assertTrue(e.getCause() instanceof InsufficientCapacityException, String.valueOf(e.getCause()));
+            insufficient++;
+          }
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertEquals(2, launched);
+      assertEquals(3, insufficient);
+      assertEquals(1, faults.requests("ec2", "CreateFleet").size(), "one merged call");
+      assertTrue(launch.unavailable().unavailable("c5.large", "us-west-2a", Labels.CAPACITY_TYPE_ON_DEMAND));
+    }
+  }
 }
