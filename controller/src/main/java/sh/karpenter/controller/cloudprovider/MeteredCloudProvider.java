@@ -135,6 +135,12 @@ public final class MeteredCloudProvider implements CloudProvider {
   }
 
   @Override
+  public String driftReason(String providerId, NodeClassRef nodeClassRef, java.util.Map<String, String> nodeClaimAnnotations) {
+    return measure("IsDrifted", () -> nodePoolOf.apply(providerId),
+        () -> delegate.driftReason(providerId, nodeClassRef, nodeClaimAnnotations));
+  }
+
+  @Override
   public List<RepairPolicy> repairPolicies() {
     return delegate.repairPolicies();
   }

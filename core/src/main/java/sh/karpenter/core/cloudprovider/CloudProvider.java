@@ -51,6 +51,15 @@ public interface CloudProvider {
     return "";
   }
 
+  /**
+   * Why the instance drifted from its NodeClass, or "" when it has not, given the NodeClaim's
+   * annotations (where a provider's launch left the NodeClass's static drift hash, e.g. AWS's {@code
+   * karpenter.k8s.aws/ec2nodeclass-hash}). Defaults to {@link #driftReason(String, NodeClassRef)}.
+   */
+  default String driftReason(String providerId, NodeClassRef nodeClassRef, java.util.Map<String, String> nodeClaimAnnotations) {
+    return driftReason(providerId, nodeClassRef);
+  }
+
   /** Node conditions that, held past their toleration, make a node unhealthy (NodeRepair). */
   default List<RepairPolicy> repairPolicies() {
     return List.of();

@@ -78,7 +78,8 @@ public final class Drift {
       reason = instanceTypeDrift(instanceTypes.get(pool.getMetadata().getName(), nodeClassRef(pool)), nodeClaim);
     }
     if (reason.isEmpty()) {
-      String provider = cloudProvider.driftReason(Metadata.providerId(nodeClaim), nodeClassRef(nodeClaim.getSpec()));
+      String provider = cloudProvider.driftReason(Metadata.providerId(nodeClaim), nodeClassRef(nodeClaim.getSpec()),
+          orEmpty(nodeClaim.getMetadata().getAnnotations()));
       reason = provider == null ? "" : provider;
     }
     return reason;

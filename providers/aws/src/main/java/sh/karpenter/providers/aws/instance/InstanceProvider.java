@@ -412,7 +412,8 @@ public final class InstanceProvider {
         .orElse("");
   }
 
-  private static Instance instance(AwsInstance i) {
+  /** The described instance as a core {@link Instance}: labels from EC2, no capacity. */
+  public static Instance instance(AwsInstance i) {
     return instance(i.providerId(), i.instanceType(), i.zone(), i.zoneId(), i.capacityType(), i.tags().get(AwsTags.NODE_POOL), i.imageId(), null);
   }
 
