@@ -61,6 +61,9 @@ import sh.karpenter.core.wellknown.Labels;
  * <p>Every replica runs the informers, so caches are warm when leadership arrives; the loops and
  * reconcilers run only on the leader. A replica that loses leadership stops its loops and {@link
  * #awaitTermination()} returns, so the process can exit and restart clean, as upstream does.
+ *
+ * <p>A cloud provider adds its own informers, controllers and loops through {@link OperatorExtension}s
+ * given to the constructor; they start and stop with core's.
  */
 public final class Operator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Operator.class);

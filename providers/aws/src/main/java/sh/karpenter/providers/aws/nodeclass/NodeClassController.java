@@ -49,7 +49,7 @@ import software.amazon.awssdk.services.iam.model.InstanceProfile;
  * </ul>
  *
  * A failing step does not stop the others; its error is thrown after the status is written, so the key
- * is retried with backoff.
+ * is retried with backoff. Described in docs/behaviour/aws-nodeclass.md#the-nodeclass-controller.
  */
 public final class NodeClassController implements Reconciler<String> {
   public static final String NAME = "nodeclass";
