@@ -123,10 +123,15 @@ public final class InstanceProfileProvider {
     }
   }
 
-  /** Every profile whose path starts with {@code pathPrefix}. */
+  /**
+   * Every profile whose path starts with {@code pathPrefix}. The prefix is checked here too: the
+   * emulator ignores {@code PathPrefix} and lists every profile, and what this returns gets deleted.
+   */
   public List<InstanceProfile> list(String pathPrefix) {
     List<InstanceProfile> profiles = new ArrayList<>();
-    iam.listInstanceProfilesPaginator(r -> r.pathPrefix(pathPrefix)).instanceProfiles().forEach(profiles::add);
+    iam.listInstanceProfilesPaginator(r -> r.pathPrefix(pathPrefix)).instanceProfiles().stream()
+        .filter(profile -> profile.path() != null && profile.path().startsWith(pathPrefix))
+        .forEach(profiles::add);
     return profiles;
   }
 }

@@ -146,14 +146,19 @@ class NodeClassControllerIT {
           .containsEntry(AwsAnnotations.EC2_NODE_CLASS_HASH, EC2NodeClassHash.of(get("default"), null));
     });
 
-    // Resolved again (after the cache's minute, or on a change) it is the same: the instance profile is reused.
-    String resourceVersion = get("default").getMetadata().getResourceVersion();
+    // A spec change (new generation: every cache misses) resolves again, drifts the hash and keeps the profile.
+    String firstHash = get("default").getMetadata().getAnnotations().get(AwsAnnotations.EC2_NODE_CLASS_HASH);
     client.resources(EC2NodeClass.class).withName("default").edit(nc -> {
-      nc.getMetadata().setLabels(Map.of("touched", "true"));
+      nc.getSpec().setTags(Map.of("team", "a"));
       return nc;
     });
-    await().pollDelay(Duration.ofSeconds(2)).atMost(WAIT).until(() -> !get("default").getMetadata().getResourceVersion().equals(resourceVersion));
+    await().atMost(WAIT).untilAsserted(() -> {
+      EC2NodeClass changed = get("default");
+      assertThat(changed.getMetadata().getAnnotations().get(AwsAnnotations.EC2_NODE_CLASS_HASH)).isNotEqualTo(firstHash);
+      assertThat(changed.getStatus().getConditions()).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(2L));
+    });
     assertThat(get("default").getStatus().getInstanceProfile()).isEqualTo(status.getInstanceProfile());
+    assertThat(iam.listInstanceProfiles(r -> r.pathPrefix(profile.path())).instanceProfiles()).hasSize(1);
   }
 
   @Test
@@ -178,7 +183,10 @@ class NodeClassControllerIT {
   @Test
   void theFinalizerHoldsADeletedClassUntilItsNodeClaimsAreGoneThenDeletesItsInstanceProfile() {
     create(TestNodeClasses.nodeClass("held", CLUSTER, "al2023@latest", ROLE));
+    create(TestNodeClasses.nodeClass("other", CLUSTER, "al2023@latest", ROLE));
     String profile = awaitCondition("held", EC2NodeClassConditions.READY, Conditions.TRUE).getStatus().getInstanceProfile();
+    String otherProfile = awaitCondition("other", EC2NodeClassConditions.READY, Conditions.TRUE).getStatus().getInstanceProfile();
+    assertThat(otherProfile).isNotEqualTo(profile);
     createNodeClaim("claim-1", "held");
     await().atMost(WAIT).until(() -> operator.informers().nodeClaims().getStore().getByKey("claim-1") != null);
 
@@ -196,7 +204,8 @@ class NodeClassControllerIT {
     client.resources(NodeClaim.class).withName("claim-1").delete();
 
     await().atMost(WAIT).until(() -> get("held") == null);
-    assertThat(iam.listInstanceProfiles().instanceProfiles()).extracting(InstanceProfile::instanceProfileName).doesNotContain(profile);
+    assertThat(iam.listInstanceProfiles().instanceProfiles()).extracting(InstanceProfile::instanceProfileName)
+        .doesNotContain(profile).contains(otherProfile);
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> iam.getInstanceProfile(r -> r.instanceProfileName(profile))))
         .isInstanceOf(NoSuchEntityException.class);
   }
