@@ -35,6 +35,7 @@ import sh.karpenter.core.cloudprovider.NodeClaimNotFoundException;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
 import sh.karpenter.providers.aws.TestNodeClasses;
 import sh.karpenter.providers.aws.ami.AmiProvider;
+import sh.karpenter.providers.aws.ami.KubernetesVersion;
 import sh.karpenter.providers.aws.ami.SsmParameters;
 import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
 import sh.karpenter.providers.aws.securitygroup.SecurityGroupProvider;
@@ -64,7 +65,6 @@ import software.amazon.awssdk.services.ssm.model.ParameterType;
 class NodeClassControllerIT {
   private static final String CLUSTER = "it-cluster";
   private static final String ROLE = "KarpenterNodeRole-it";
-  private static final String KUBERNETES_VERSION = "1.31";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   private KubernetesClient client;
@@ -72,17 +72,19 @@ class NodeClassControllerIT {
   private ClusterNetwork network;
   private String amiId;
   private Operator operator;
+  private String kubernetesVersion;
   private final TestingEventRecorder events = new TestingEventRecorder();
 
   @BeforeEach
   void start(KubernetesClient client, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
     this.iam = iam;
+    kubernetesVersion = KubernetesVersion.of(client);
     network = ClusterNetwork.create(ec2, CLUSTER, List.of("us-west-2a", "us-west-2b"));
     Image image = ec2.describeImages(r -> r.owners("amazon").filters(Filter.builder().name("architecture").values("x86_64").build()))
         .images().getFirst();
     amiId = image.imageId();
-    ssm.putParameter(r -> r.name(AwsEmulator.SSM_PARAMETER_PREFIX + "/aws/service/eks/optimized-ami/" + KUBERNETES_VERSION
+    ssm.putParameter(r -> r.name(AwsEmulator.SSM_PARAMETER_PREFIX + "/aws/service/eks/optimized-ami/" + kubernetesVersion
         + "/amazon-linux-2023/x86_64/standard/recommended/image_id").value(amiId).type(ParameterType.STRING));
     iam.createRole(r -> r.roleName(ROLE).assumeRolePolicyDocument(
         "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
@@ -90,7 +92,7 @@ class NodeClassControllerIT {
     Clock clock = Clock.systemUTC();
     NodeClassExtension extension = new NodeClassExtension(
         new SubnetProvider(ec2, clock), new SecurityGroupProvider(ec2, clock),
-        new AmiProvider(ec2, new SsmParameters(ssm, AwsEmulator.SSM_PARAMETER_PREFIX, clock), () -> KUBERNETES_VERSION, clock),
+        new AmiProvider(ec2, new SsmParameters(ssm, AwsEmulator.SSM_PARAMETER_PREFIX, clock), () -> kubernetesVersion, clock),
         new InstanceProfileProvider(iam, clock),
         new NodeClassSettings(CLUSTER, AwsEmulator.REGION.id(), Optional.empty()), List.of());
     Options options = Options.defaults().withPorts(0, 0).withLeaderElection(false, "unused", "default");
