@@ -18,6 +18,7 @@ import sh.karpenter.api.aws.v1.AMISelectorTerm;
 import sh.karpenter.api.aws.v1.Alias;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.providers.aws.expiring.ExpiringCache;
+import sh.karpenter.providers.aws.expiring.RefreshIntervals;
 import sh.karpenter.providers.aws.selector.SelectorFilters;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Filter;
@@ -58,11 +59,19 @@ public final class AmiProvider {
    *     server's {@code /version}); read on every selection, so it may change
    */
   public AmiProvider(Ec2Client ec2, SsmParameters ssm, Supplier<String> kubernetesVersion, Clock clock) {
+    this(ec2, ssm, kubernetesVersion, clock, TTL);
+  }
+
+  /**
+   * @param refreshInterval how long a selection is cached (upstream's {@code --ami-refresh-interval},
+   *     at least 1 minute)
+   */
+  public AmiProvider(Ec2Client ec2, SsmParameters ssm, Supplier<String> kubernetesVersion, Clock clock, Duration refreshInterval) {
     this.ec2 = ec2;
     this.ssm = ssm;
     this.kubernetesVersion = kubernetesVersion;
     this.clock = clock;
-    this.cache = new ExpiringCache<>(clock, TTL);
+    this.cache = new ExpiringCache<>(clock, RefreshIntervals.checked("--ami-refresh-interval", refreshInterval));
   }
 
   /** The selected AMIs, newest first (then by ID). */

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.aws.v1.SecurityGroupSelectorTerm;
 import sh.karpenter.providers.aws.expiring.ExpiringCache;
+import sh.karpenter.providers.aws.expiring.RefreshIntervals;
 import sh.karpenter.providers.aws.selector.SelectorFilters;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.DescribeSecurityGroupsRequest;
@@ -34,9 +35,17 @@ public final class SecurityGroupProvider {
   private final ExpiringCache<String, List<SecurityGroup>> cache;
   private final Map<String, List<String>> lastSeen = new ConcurrentHashMap<>();
 
+  /** A provider refreshing every {@link #TTL} (upstream's default). */
   public SecurityGroupProvider(Ec2Client ec2, Clock clock) {
+    this(ec2, clock, TTL);
+  }
+
+  /**
+   * @param refreshInterval how long a selection is cached (upstream's {@code --security-group-refresh-interval}, at least 1 minute)
+   */
+  public SecurityGroupProvider(Ec2Client ec2, Clock clock, Duration refreshInterval) {
     this.ec2 = ec2;
-    this.cache = new ExpiringCache<>(clock, TTL);
+    this.cache = new ExpiringCache<>(clock, RefreshIntervals.checked("--security-group-refresh-interval", refreshInterval));
   }
 
   /** The filter sets of the terms: the tag terms in order, then all IDs ({@code group-id}), then all names ({@code group-name}). */

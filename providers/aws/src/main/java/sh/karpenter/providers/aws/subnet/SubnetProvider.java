@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.aws.v1.SubnetSelectorTerm;
 import sh.karpenter.providers.aws.expiring.ExpiringCache;
+import sh.karpenter.providers.aws.expiring.RefreshIntervals;
 import sh.karpenter.providers.aws.selector.SelectorFilters;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.DescribeSubnetsRequest;
@@ -33,9 +34,17 @@ public final class SubnetProvider {
   private final ExpiringCache<String, List<Subnet>> cache;
   private final Map<String, List<String>> lastSeen = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** A provider refreshing every {@link #TTL} (upstream's default). */
   public SubnetProvider(Ec2Client ec2, Clock clock) {
+    this(ec2, clock, TTL);
+  }
+
+  /**
+   * @param refreshInterval how long a selection is cached (upstream's {@code --subnet-refresh-interval}, at least 1 minute)
+   */
+  public SubnetProvider(Ec2Client ec2, Clock clock, Duration refreshInterval) {
     this.ec2 = ec2;
-    this.cache = new ExpiringCache<>(clock, TTL);
+    this.cache = new ExpiringCache<>(clock, RefreshIntervals.checked("--subnet-refresh-interval", refreshInterval));
   }
 
   /** The filter sets of the terms, one {@code DescribeSubnets} each: the tag terms in order, then all IDs. */

@@ -35,4 +35,11 @@ class ExpiringCacheTest {
   void theTtlMustBePositive() {
     assertThatIllegalArgumentException().isThrownBy(() -> new ExpiringCache<>(clock, Duration.ZERO)).withMessageContaining("ttl");
   }
+
+  @Test
+  void refreshIntervalsAreAtLeastAMinute() {
+    assertThat(RefreshIntervals.checked("--ami-refresh-interval", Duration.ofMinutes(5))).isEqualTo(Duration.ofMinutes(5));
+    assertThatIllegalArgumentException().isThrownBy(() -> RefreshIntervals.checked("--ami-refresh-interval", Duration.ofSeconds(30)))
+        .withMessage("--ami-refresh-interval must be at least 1m, got PT30S");
+  }
 }
