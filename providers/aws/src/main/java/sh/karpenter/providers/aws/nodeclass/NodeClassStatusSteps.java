@@ -14,7 +14,6 @@ import sh.karpenter.api.aws.v1.KubeletConfiguration;
 import sh.karpenter.api.aws.v1.SecurityGroup;
 import sh.karpenter.api.aws.v1.Subnet;
 import sh.karpenter.api.v1.Conditions;
-import sh.karpenter.controller.runtime.writes.StatusConditions;
 import sh.karpenter.providers.aws.ami.ResolvedAmi;
 import sh.karpenter.providers.aws.subnet.SubnetProvider;
 
@@ -163,11 +162,54 @@ public final class NodeClassStatusSteps {
     return VALIDATION_REQUEUE;
   }
 
-  /** Rolls {@code Ready} up from upstream's dependents (capacity reservations are not resolved here). */
+  /** The reason of {@code Ready} when a dependent is False at the class's generation (operatorpkg's). */
+  public static final String REASON_UNHEALTHY_DEPENDENTS = "UnhealthyDependents";
+  /** The reason of {@code Ready} while dependents are Unknown or from an older generation. */
+  public static final String REASON_RECONCILING_DEPENDENTS = "ReconcilingDependents";
+  /** The reason and message of a dependent no step has set yet (operatorpkg initialises them so). */
+  public static final String REASON_AWAITING_RECONCILIATION = "AwaitingReconciliation";
+  public static final String AWAITING_RECONCILIATION_MESSAGE = "object is awaiting reconciliation";
+
+  /** The order the controller's steps set the dependents in; a later one counts as more recent. */
+  static final List<String> STEP_ORDER = List.of(
+      EC2NodeClassConditions.AMIS_READY, EC2NodeClassConditions.PLACEMENT_GROUP_READY, EC2NodeClassConditions.SUBNETS_READY,
+      EC2NodeClassConditions.SECURITY_GROUPS_READY, EC2NodeClassConditions.INSTANCE_PROFILE_READY, EC2NodeClassConditions.VALIDATION_SUCCEEDED);
+
+  /**
+   * Rolls {@code Ready} up as operatorpkg's {@code ConditionSet} does for upstream's dependents
+   * ({@link EC2NodeClassConditions#readyDependencies}, without capacity reservations, which are not
+   * resolved here). A dependent not set yet becomes Unknown {@value #REASON_AWAITING_RECONCILIATION}.
+   * The unhealthy dependents are those not True or observed at an older generation, most recently
+   * changed first (ties: the one a later step set first): none makes {@code Ready} True; else
+   * {@code Ready} is False {@value #REASON_UNHEALTHY_DEPENDENTS} when one of them is False at the
+   * current generation, otherwise Unknown {@value #REASON_RECONCILING_DEPENDENTS}, with the message
+   * {@code ValidationSucceeded=False, SubnetsReady=False}.
+   */
   public static void ready(EC2NodeClass nodeClass, Instant now) {
-    EC2NodeClassStatus status = nodeClass.getStatus();
-    status.setConditions(StatusConditions.rollUp(status.getConditions(), EC2NodeClassConditions.readyDependencies(false), now,
-        nodeClass.getMetadata().getGeneration()));
+    Long generation = nodeClass.getMetadata().getGeneration();
+    List<String> dependents = EC2NodeClassConditions.readyDependencies(false);
+    for (String type : dependents) {
+      if (Conditions.get(nodeClass.getStatus().getConditions(), type).isEmpty()) {
+        set(nodeClass, type, Conditions.UNKNOWN, REASON_AWAITING_RECONCILIATION, AWAITING_RECONCILIATION_MESSAGE, now);
+      }
+    }
+    List<Condition> conditions = nodeClass.getStatus().getConditions();
+    List<Condition> unhealthy = dependents.stream()
+        .map(type -> Conditions.get(conditions, type).orElseThrow())
+        .filter(c -> !Conditions.TRUE.equals(c.getStatus()) || !java.util.Objects.equals(c.getObservedGeneration(), generation))
+        .sorted(java.util.Comparator.comparing((Condition c) -> c.getLastTransitionTime() == null ? "" : c.getLastTransitionTime())
+            .thenComparing(c -> STEP_ORDER.indexOf(c.getType()))
+            .reversed())
+        .toList();
+    if (unhealthy.isEmpty()) {
+      setTrue(nodeClass, EC2NodeClassConditions.READY, now);
+      return;
+    }
+    boolean failed = unhealthy.stream()
+        .anyMatch(c -> Conditions.FALSE.equals(c.getStatus()) && java.util.Objects.equals(c.getObservedGeneration(), generation));
+    set(nodeClass, EC2NodeClassConditions.READY, failed ? Conditions.FALSE : Conditions.UNKNOWN,
+        failed ? REASON_UNHEALTHY_DEPENDENTS : REASON_RECONCILING_DEPENDENTS,
+        unhealthy.stream().map(c -> c.getType() + "=" + c.getStatus()).collect(Collectors.joining(", ")), now);
   }
 
   static void setTrue(EC2NodeClass nodeClass, String type, Instant now) {

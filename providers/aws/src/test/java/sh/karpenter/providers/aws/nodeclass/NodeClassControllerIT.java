@@ -165,6 +165,7 @@ class NodeClassControllerIT {
 
   @Test
   void aSelectorMatchingNothingLeavesTheClassNotReadyWithTheReason() {
+    // Upstream's e2e (test/suites/integration/subnet_test.go) expects the same conditions and messages.
     EC2NodeClass nodeClass = TestNodeClasses.nodeClass("nowhere", CLUSTER, "al2023@latest", ROLE);
     nodeClass.getSpec().setSubnetSelectorTerms(List.of(new SubnetSelectorTerm(Map.of("karpenter.sh/discovery", "no-such-cluster"), null)));
     create(nodeClass);
@@ -176,8 +177,8 @@ class NodeClassControllerIT {
     assertThat(subnets.getReason()).isEqualTo("SubnetsNotFound");
     assertThat(subnets.getMessage()).isEqualTo("SubnetSelector did not match any Subnets");
     Condition ready = condition(get("nowhere"), EC2NodeClassConditions.READY);
-    assertThat(ready.getReason()).isEqualTo("SubnetsNotFound");
-    assertThat(ready.getMessage()).isEqualTo("SubnetSelector did not match any Subnets");
+    assertThat(ready.getReason()).isEqualTo("UnhealthyDependents");
+    assertThat(ready.getMessage()).isEqualTo("ValidationSucceeded=False, SubnetsReady=False");
     assertThat(get("nowhere").getStatus().getSubnets()).isNull();
     assertThat(Conditions.isTrue(get("nowhere").getStatus().getConditions(), EC2NodeClassConditions.AMIS_READY)).isTrue();
   }

@@ -66,8 +66,34 @@ class NodeClassStatusStepsTest {
     assertCondition(EC2NodeClassConditions.SUBNETS_READY, Conditions.FALSE, "SubnetsNotFound", "SubnetSelector did not match any Subnets");
     assertCondition(EC2NodeClassConditions.VALIDATION_SUCCEEDED, Conditions.FALSE, "DependenciesNotReady",
         "Awaiting AMI, Instance Profile, Security Group, and Subnet resolution");
-    assertThat(condition(EC2NodeClassConditions.READY).getStatus()).isEqualTo(Conditions.FALSE);
-    assertThat(condition(EC2NodeClassConditions.READY).getReason()).isIn("SubnetsNotFound", "DependenciesNotReady");
+    assertCondition(EC2NodeClassConditions.READY, Conditions.FALSE, "UnhealthyDependents", "ValidationSucceeded=False, SubnetsReady=False");
+  }
+
+  @Test
+  void theMostRecentlyChangedUnhealthyDependentComesFirst() {
+    resolveAllBut(null);
+    NodeClassStatusSteps.validation(nodeClass, NOW);
+    NodeClassStatusSteps.securityGroups(nodeClass, List.of(), NOW.plusSeconds(30));
+    NodeClassStatusSteps.amis(nodeClass, List.of(), NOW.plusSeconds(60));
+    NodeClassStatusSteps.validation(nodeClass, NOW.plusSeconds(60));
+    NodeClassStatusSteps.ready(nodeClass, NOW.plusSeconds(60));
+    assertCondition(EC2NodeClassConditions.READY, Conditions.FALSE, "UnhealthyDependents",
+        "ValidationSucceeded=False, AMIsReady=False, SecurityGroupsReady=False");
+  }
+
+  @Test
+  void conditionsOfAnOlderGenerationKeepReadyUnknown() {
+    resolveAllBut(null);
+    NodeClassStatusSteps.validation(nodeClass, NOW);
+    NodeClassStatusSteps.ready(nodeClass, NOW);
+    assertThat(condition(EC2NodeClassConditions.READY).getStatus()).isEqualTo(Conditions.TRUE);
+
+    nodeClass.getMetadata().setGeneration(2L);
+    NodeClassStatusSteps.subnets(nodeClass, List.of(subnet("subnet-a", "us-west-2a", "usw2-az2", 1)), NOW);
+    NodeClassStatusSteps.ready(nodeClass, NOW);
+    assertThat(condition(EC2NodeClassConditions.READY).getStatus()).isEqualTo(Conditions.UNKNOWN);
+    assertThat(condition(EC2NodeClassConditions.READY).getReason()).isEqualTo("ReconcilingDependents");
+    assertThat(condition(EC2NodeClassConditions.READY).getMessage()).doesNotContain("SubnetsReady").contains("AMIsReady=True");
   }
 
   @Test
@@ -92,7 +118,9 @@ class NodeClassStatusStepsTest {
     NodeClassStatusSteps.ready(nodeClass, NOW);
     assertCondition(EC2NodeClassConditions.VALIDATION_SUCCEEDED, Conditions.UNKNOWN, "DependenciesNotReady",
         "Awaiting AMI, Instance Profile, Security Group, and Subnet resolution");
-    assertThat(condition(EC2NodeClassConditions.READY).getStatus()).isEqualTo(Conditions.UNKNOWN);
+    assertCondition(EC2NodeClassConditions.AMIS_READY, Conditions.UNKNOWN, "AwaitingReconciliation", "object is awaiting reconciliation");
+    assertCondition(EC2NodeClassConditions.READY, Conditions.UNKNOWN, "ReconcilingDependents",
+        "ValidationSucceeded=Unknown, InstanceProfileReady=Unknown, SecurityGroupsReady=Unknown, PlacementGroupReady=Unknown, AMIsReady=Unknown");
   }
 
   @Test
