@@ -77,15 +77,15 @@ public final class NodeClassController implements Reconciler<String> {
   private final ExpiringCache<String, String> recreation;
 
   public NodeClassController(KubernetesClient client, SharedIndexInformer<EC2NodeClass> nodeClasses, Informers informers,
-      SubnetProvider subnets, SecurityGroupProvider securityGroups, AmiProvider amis, InstanceProfileProvider instanceProfiles,
-      NodeClassSettings settings, List<NodeClassCleanup> cleanups, Clock clock, EventRecorder events, Metrics metrics) {
+      NodeClassProviders providers, NodeClassSettings settings, List<NodeClassCleanup> cleanups, Clock clock, EventRecorder events,
+      Metrics metrics) {
     this.client = client;
     this.nodeClasses = nodeClasses;
     this.informers = informers;
-    this.subnets = subnets;
-    this.securityGroups = securityGroups;
-    this.amis = amis;
-    this.instanceProfiles = instanceProfiles;
+    this.subnets = providers.subnets();
+    this.securityGroups = providers.securityGroups();
+    this.amis = providers.amis();
+    this.instanceProfiles = providers.instanceProfiles();
     this.settings = settings;
     this.cleanups = List.copyOf(cleanups);
     this.clock = clock;

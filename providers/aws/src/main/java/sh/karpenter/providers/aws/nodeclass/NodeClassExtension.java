@@ -9,34 +9,24 @@ import sh.karpenter.controller.operator.OperatorContext;
 import sh.karpenter.controller.operator.OperatorExtension;
 import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventHandlers;
-import sh.karpenter.providers.aws.ami.AmiProvider;
-import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
-import sh.karpenter.providers.aws.securitygroup.SecurityGroupProvider;
-import sh.karpenter.providers.aws.subnet.SubnetProvider;
 
 /**
  * Adds the AWS provider's EC2NodeClass controllers to the Operator: an EC2NodeClass informer, the
  * {@link NodeClassController} and the {@link NodeClassHashController} (10 workers each, as upstream),
  * both enqueued on every change of a class, and the status controller also when a NodeClaim that
- * references a class is deleted (so a class waiting on its NodeClaims lets go at once).
+ * references a class is deleted (so a class waiting on its NodeClaims lets go at once). Build it from
+ * the {@link NodeClassProviders}, the {@link NodeClassSettings} and the cleanups the finalizer runs.
  */
 public final class NodeClassExtension implements OperatorExtension {
   static final int WORKERS = 10;
 
-  private final SubnetProvider subnets;
-  private final SecurityGroupProvider securityGroups;
-  private final AmiProvider amis;
-  private final InstanceProfileProvider instanceProfiles;
+  private final NodeClassProviders providers;
   private final NodeClassSettings settings;
   private final List<NodeClassCleanup> cleanups;
   private volatile SharedIndexInformer<EC2NodeClass> nodeClasses;
 
-  public NodeClassExtension(SubnetProvider subnets, SecurityGroupProvider securityGroups, AmiProvider amis,
-      InstanceProfileProvider instanceProfiles, NodeClassSettings settings, List<NodeClassCleanup> cleanups) {
-    this.subnets = subnets;
-    this.securityGroups = securityGroups;
-    this.amis = amis;
-    this.instanceProfiles = instanceProfiles;
+  public NodeClassExtension(NodeClassProviders providers, NodeClassSettings settings, List<NodeClassCleanup> cleanups) {
+    this.providers = providers;
     this.settings = settings;
     this.cleanups = List.copyOf(cleanups);
   }
@@ -47,7 +37,7 @@ public final class NodeClassExtension implements OperatorExtension {
     SharedIndexInformer<EC2NodeClass> informer = context.informer(client.resources(EC2NodeClass.class).runnableInformer(0));
     this.nodeClasses = informer;
     Controller<String> status = context.controller(NodeClassController.NAME,
-        new NodeClassController(client, informer, context.informers(), subnets, securityGroups, amis, instanceProfiles, settings, cleanups,
+        new NodeClassController(client, informer, context.informers(), providers, settings, cleanups,
             context.clock(), context.events(), context.metrics()),
         WORKERS);
     Controller<String> hash = context.controller(NodeClassHashController.NAME,

@@ -90,10 +90,10 @@ class NodeClassControllerIT {
         "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
 
     Clock clock = Clock.systemUTC();
-    NodeClassExtension extension = new NodeClassExtension(
+    NodeClassExtension extension = new NodeClassExtension(new NodeClassProviders(
         new SubnetProvider(ec2, clock), new SecurityGroupProvider(ec2, clock),
         new AmiProvider(ec2, new SsmParameters(ssm, AwsEmulator.SSM_PARAMETER_PREFIX, clock), () -> kubernetesVersion, clock),
-        new InstanceProfileProvider(iam, clock),
+        new InstanceProfileProvider(iam, clock)),
         new NodeClassSettings(CLUSTER, AwsEmulator.REGION.id(), Optional.empty()), List.of());
     Options options = Options.defaults().withPorts(0, 0).withLeaderElection(false, "unused", "default");
     operator = new Operator(client, new LaunchesNothing(), options, clock, new Metrics(new CollectorRegistry()), events, List.of(extension));
