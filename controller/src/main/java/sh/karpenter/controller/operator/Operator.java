@@ -3,10 +3,12 @@ package sh.karpenter.controller.operator;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -59,6 +61,9 @@ import sh.karpenter.core.wellknown.Labels;
  * <p>Every replica runs the informers, so caches are warm when leadership arrives; the loops and
  * reconcilers run only on the leader. A replica that loses leadership stops its loops and {@link
  * #awaitTermination()} returns, so the process can exit and restart clean, as upstream does.
+ *
+ * <p>A cloud provider adds its own informers, controllers and loops through {@link OperatorExtension}s
+ * given to the constructor; they start and stop with core's.
  */
 public final class Operator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Operator.class);
@@ -88,6 +93,15 @@ public final class Operator implements AutoCloseable {
 
   public Operator(
       KubernetesClient client, CloudProvider cloudProvider, Options options, Clock clock, Metrics metrics, EventRecorder events) {
+    this(client, cloudProvider, options, clock, metrics, events, List.of());
+  }
+
+  /**
+   * An operator with a cloud provider's own controllers: each extension registers its informers,
+   * controllers and loops here, after core's (KWOK has none).
+   */
+  public Operator(KubernetesClient client, CloudProvider cloudProvider, Options options, Clock clock, Metrics metrics,
+      EventRecorder events, List<OperatorExtension> extensions) {
     this.client = client;
     this.options = options;
     this.metrics = metrics;
@@ -175,6 +189,8 @@ public final class Operator implements AutoCloseable {
       readiness.enqueue(name);
     }));
 
+    registerExtensions(extensions, clock, observer);
+
     this.leaderElection = options.leaderElection()
         ? new LeaderElection(client, LeaderElection.Config.defaults(options.leaderElectionNamespace()).withName(options.leaderElectionName()))
         : LeaderElection.disabled();
@@ -188,6 +204,35 @@ public final class Operator implements AutoCloseable {
     Controller<String> controller = new Controller<>(name, reconciler, workers, clock, observer);
     controllers.add(controller);
     return controller;
+  }
+
+  private void registerExtensions(List<OperatorExtension> extensions, Clock clock, ReconcileObserver observer) {
+    OperatorContext context = new OperatorContext() {
+      @Override public KubernetesClient client() { return client; }
+      @Override public Informers informers() { return informers; }
+      @Override public Clock clock() { return clock; }
+      @Override public EventRecorder events() { return events; }
+      @Override public Metrics metrics() { return metrics; }
+      @Override public Options options() { return options; }
+
+      @Override
+      public <T extends HasMetadata> SharedIndexInformer<T> informer(SharedIndexInformer<T> informer) {
+        return informers.register(informer);
+      }
+
+      @Override
+      public Controller<String> controller(String name, Reconciler<String> reconciler, int workers) {
+        return Operator.this.controller(name, reconciler, workers, clock, observer);
+      }
+
+      @Override
+      public SingletonLoop loop(String name, Callable<Result> body) {
+        SingletonLoop loop = new SingletonLoop(name, body, clock, observer);
+        loops.add(loop);
+        return loop;
+      }
+    };
+    extensions.forEach(extension -> extension.register(context));
   }
 
   private static String providerId(Node node) {

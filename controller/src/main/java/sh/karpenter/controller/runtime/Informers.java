@@ -92,6 +92,16 @@ public final class Informers implements AutoCloseable {
     };
   }
 
+  /**
+   * Adds an informer of a kind this class does not know (e.g. a cloud provider's NodeClass), started,
+   * synced and closed with the others. Call before {@link #start()}.
+   *
+   * @return {@code informer}, with the same list/watch retry as the built-in ones
+   */
+  public <T extends HasMetadata> SharedIndexInformer<T> register(SharedIndexInformer<T> informer) {
+    return add(informer);
+  }
+
   /** Starts every informer (non-blocking). */
   public void start() {
     all.forEach(SharedIndexInformer::start);
