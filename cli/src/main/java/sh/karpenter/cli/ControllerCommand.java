@@ -35,6 +35,12 @@ import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulerOptions.MinValuesPolicy;
 import sh.karpenter.core.scheduling.SchedulerOptions.PreferencePolicy;
+import sh.karpenter.controller.runtime.KubernetesEventRecorder;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.operator.OperatorExtension;
+import sh.karpenter.core.cloudprovider.CloudProvider;
+import sh.karpenter.providers.aws.operator.AwsProvider;
+import sh.karpenter.providers.aws.sdk.AwsSdk;
 import sh.karpenter.providers.kwok.KwokCloudProvider;
 
 /**
@@ -63,8 +69,79 @@ public final class ControllerCommand implements Callable<Integer> {
   Path kubeconfig;
 
   @Option(names = "--cloud-provider", paramLabel = "NAME", defaultValue = "${env:CLOUD_PROVIDER:-kwok}",
-      description = "Cloud provider: kwok (nodes are KWOK-managed Node objects). Default: ${DEFAULT-VALUE}.")
+      description = "Cloud provider: kwok (nodes are KWOK-managed Node objects) or aws (EC2; credentials, region and endpoints from the AWS SDK's default chain). Default: ${DEFAULT-VALUE}.")
   String cloudProvider;
+
+  @CommandLine.Mixin
+  AwsFlags aws = new AwsFlags();
+
+  /** Upstream AWS provider's flags and environment variables (docs/behaviour/aws.md#settings). */
+  static final class AwsFlags {
+    @Option(names = "--cluster-name", defaultValue = "${env:CLUSTER_NAME:-}",
+        description = "[required with aws] The cluster's name, for discovery and tags.")
+    String clusterName = "";
+
+    @Option(names = "--cluster-endpoint", defaultValue = "${env:CLUSTER_ENDPOINT:-}",
+        description = "API server URL new nodes join (default: the one this controller uses).")
+    String clusterEndpoint = "";
+
+    @Option(names = "--cluster-ca-bundle", defaultValue = "${env:CLUSTER_CA_BUNDLE:-}",
+        description = "Base64 CA bundle new nodes trust (default: the CA this controller trusts).")
+    String clusterCaBundle = "";
+
+    @Option(names = "--cluster-service-cidr", defaultValue = "${env:CLUSTER_SERVICE_CIDR:-}",
+        description = "The cluster's service CIDR, which AL2023 nodes need (upstream reads it from EKS DescribeCluster; not an upstream flag).")
+    String serviceCidr = "";
+
+    @Option(names = "--isolated-vpc", defaultValue = "${env:ISOLATED_VPC:-false}",
+        description = "Assume AWS services without a VPC endpoint are unreachable (no live on-demand pricing; this build always uses bundled on-demand prices).")
+    boolean isolatedVpc;
+
+    @Option(names = "--vm-memory-overhead-percent", defaultValue = "${env:VM_MEMORY_OVERHEAD_PERCENT:-0.075}",
+        description = "Memory a VM loses to the hypervisor, as a fraction. Default: ${DEFAULT-VALUE}.")
+    double vmMemoryOverheadPercent = 0.075;
+
+    @Option(names = "--reserved-enis", defaultValue = "${env:RESERVED_ENIS:-0}",
+        description = "ENIs left out of max-pods and kube-reserved. Default: ${DEFAULT-VALUE}.")
+    int reservedEnis;
+
+    @Option(names = "--interruption-queue", defaultValue = "${env:INTERRUPTION_QUEUE:-}",
+        description = "SQS queue of interruption events (not handled by this build yet; logged when set).")
+    String interruptionQueue = "";
+
+    @Option(names = "--subnet-refresh-interval", defaultValue = "${env:SUBNET_REFRESH_INTERVAL:-1m}", description = "Default: ${DEFAULT-VALUE}.")
+    String subnetRefresh = "1m";
+
+    @Option(names = "--security-group-refresh-interval", defaultValue = "${env:SECURITY_GROUP_REFRESH_INTERVAL:-1m}",
+        description = "Default: ${DEFAULT-VALUE}.")
+    String securityGroupRefresh = "1m";
+
+    @Option(names = "--ami-refresh-interval", defaultValue = "${env:AMI_REFRESH_INTERVAL:-1m}", description = "Default: ${DEFAULT-VALUE}.")
+    String amiRefresh = "1m";
+
+    @Option(names = "--aws-ssm-parameter-prefix", defaultValue = "${env:AWS_SSM_PARAMETER_PREFIX:-}",
+        description = "Prefix of the public SSM parameters AMI aliases read (empty on AWS; for emulators that refuse /aws/; not an upstream flag).")
+    String ssmParameterPrefix = "";
+
+    AwsProvider.Settings settings() {
+      return new AwsProvider.Settings(clusterName, nonEmpty(clusterEndpoint), nonEmpty(clusterCaBundle), nonEmpty(serviceCidr),
+          vmMemoryOverheadPercent, reservedEnis, ssmParameterPrefix,
+          duration("--subnet-refresh-interval", subnetRefresh), duration("--security-group-refresh-interval", securityGroupRefresh),
+          duration("--ami-refresh-interval", amiRefresh));
+    }
+
+    private static java.util.Optional<String> nonEmpty(String value) {
+      return value == null || value.isBlank() ? java.util.Optional.empty() : java.util.Optional.of(value.trim());
+    }
+
+    private static Duration duration(String flag, String value) {
+      try {
+        return GoDuration.parse(value).duration();
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(flag + ": " + e.getMessage());
+      }
+    }
+  }
 
   @Option(names = "--instance-types-file-path", paramLabel = "FILE", defaultValue = "${env:INSTANCE_TYPES_FILE_PATH}",
       description = "Instance catalogue for the kwok provider, in the format of aws-instance-types.json or upstream KWOK's instance_types.json (default: the bundled AWS catalogue).")
@@ -139,13 +216,17 @@ public final class ControllerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     Options options;
+    AwsProvider.Settings awsSettings = null;
     String level;
     Kubeconfigs.Loaded kube;
     try {
       options = options();
       level = logLevel(logLevel);
-      if (!cloudProvider.equals("kwok")) {
-        throw new IllegalArgumentException("--cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok)");
+      if (!cloudProvider.equals("kwok") && !cloudProvider.equals("aws")) {
+        throw new IllegalArgumentException("--cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok, aws)");
+      }
+      if (cloudProvider.equals("aws")) {
+        awsSettings = aws.settings();
       }
     } catch (IllegalArgumentException | SnapshotInputException | IOException e) {
       err.println("error: " + e.getMessage());
@@ -168,13 +249,26 @@ public final class ControllerCommand implements Callable<Integer> {
       return BAD_INPUT;
     }
     configureLogging(level);
+    if (!aws.interruptionQueue.isBlank()) {
+      LOG.warn("--interruption-queue {}: interruption handling is not built yet; the queue is not read", aws.interruptionQueue);
+    }
     Config config = kube.config();
     config.setRequestRetryBackoffLimit(3);
     try (KubernetesClient client =
         ClientRateLimit.limit(new KubernetesClientBuilder().withConfig(config), kubeClientQps, kubeClientBurst).build()) {
       awaitApiServer(client, kube);
-      try (KwokCloudProvider provider = new KwokCloudProvider(client, catalog, Clock.systemUTC());
-          Operator operator = new Operator(client, provider, options, Clock.systemUTC())) {
+      Provider provider;
+      try {
+        provider = provider(client, awsSettings, catalog);
+      } catch (IllegalArgumentException | software.amazon.awssdk.core.exception.SdkClientException e) {
+        err.println("error: --cloud-provider " + cloudProvider + ": " + e.getMessage());
+        err.flush();
+        return BAD_INPUT;
+      }
+      try (provider;
+          Operator operator = new Operator(client, provider.cloudProvider(), options, Clock.systemUTC(),
+              new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry), new KubernetesEventRecorder(client, Clock.systemUTC()),
+              provider.extensions())) {
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
         try {
           operator.start();
@@ -188,6 +282,24 @@ public final class ControllerCommand implements Callable<Integer> {
         return operator.leadershipWasLost() ? 1 : 0;
       }
     }
+  }
+
+  /** The cloud provider the Operator runs with, the extensions it adds, and what to close after the Operator. */
+  private record Provider(CloudProvider cloudProvider, List<OperatorExtension> extensions, AutoCloseable resources)
+      implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      resources.close();
+    }
+  }
+
+  private static Provider provider(KubernetesClient client, AwsProvider.Settings awsSettings, InstanceTypeCatalog catalog) {
+    if (awsSettings != null) {
+      AwsProvider aws = AwsProvider.create(client, AwsSdk.fromEnvironment(), awsSettings, Clock.systemUTC());
+      return new Provider(aws.cloudProvider(), aws.extensions(), aws);
+    }
+    KwokCloudProvider kwok = new KwokCloudProvider(client, catalog, Clock.systemUTC());
+    return new Provider(kwok, List.of(), kwok);
   }
 
   /**
