@@ -2,14 +2,18 @@ package sh.karpenter.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.validation.Manifests;
+import sh.karpenter.cli.plan.LiveAwsCatalog;
 import sh.karpenter.cli.plan.ManifestReader;
 import sh.karpenter.cli.plan.PlanReport;
 import sh.karpenter.cli.plan.PlanWriters;
@@ -112,6 +116,18 @@ public final class PlanCommand implements Callable<Integer> {
   long maxInputSize = Manifests.Limits.DEFAULT.maxTotalBytes();
 
   @Option(
+      names = "--aws-endpoint",
+      paramLabel = "URL",
+      description = "Read instance types, offerings and prices from this EC2 endpoint (credentials from the AWS SDK's default chain) instead of the bundled catalogue.")
+  URI awsEndpoint;
+
+  @Option(
+      names = "--aws-region",
+      paramLabel = "REGION",
+      description = "The region of --aws-endpoint (default: the AWS SDK's default chain, e.g. AWS_REGION).")
+  String awsRegion;
+
+  @Option(
       names = "--max-expanded-pods",
       paramLabel = "N",
       description = "Most pods expanded from Deployments, ReplicaSets, StatefulSets and Jobs together. Default: ${DEFAULT-VALUE}.")
@@ -123,10 +139,13 @@ public final class PlanCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     validateFlags();
     try {
-      InstanceTypeCatalog catalog = catalog();
+      InstanceTypeCatalog catalog = awsEndpoint == null ? catalog() : null;
       SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
       List<ManifestReader.PlanManifest> manifests =
           new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
+      if (catalog == null) {
+        catalog = liveCatalog(manifests, err);
+      }
       PlanReport report =
           new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
               .maxExpandedPods(maxExpandedPods)
@@ -136,6 +155,10 @@ public final class PlanCommand implements Callable<Integer> {
       } else {
         PlanWriters.table(report, catalog.notes(), out);
       }
+    } catch (LiveAwsCatalog.EndpointException e) {
+      err.println("error: " + e.getMessage());
+      err.flush();
+      return BAD_INPUT;
     } catch (SnapshotInputException e) {
       err.println("error: " + e.getMessage());
       err.flush();
@@ -159,6 +182,15 @@ public final class PlanCommand implements Callable<Integer> {
     if (new HashSet<>(zones).size() != zones.size()) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--zones: a zone is named twice in \"" + String.join(",", zones) + "\"");
     }
+    if (awsEndpoint == null && awsRegion != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--aws-region: only used with --aws-endpoint");
+    }
+    if (awsEndpoint != null && instanceTypes != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--aws-endpoint: give either it or --instance-types, not both");
+    }
+    if (awsEndpoint != null && (awsEndpoint.getScheme() == null || awsEndpoint.getHost() == null)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--aws-endpoint: expected a URL such as https://ec2.us-west-2.amazonaws.com, got \"" + awsEndpoint + "\"");
+    }
     if (maxExpandedPods < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--max-expanded-pods: must not be negative, got " + maxExpandedPods);
     }
@@ -178,6 +210,27 @@ public final class PlanCommand implements Callable<Integer> {
         throw new CommandLine.TypeConversionException("a size must be at least 1 byte, got \"" + value + "\"");
       }
       return milli / 1000;
+    }
+  }
+
+  /**
+   * The live catalogue of {@code --aws-endpoint}: the zones the region offers, restricted to an
+   * explicit {@code --zones}; the settings of the input's EC2NodeClass when it has exactly one.
+   */
+  private InstanceTypeCatalog liveCatalog(List<ManifestReader.PlanManifest> manifests, PrintWriter err) {
+    List<ManifestReader.PlanManifest> nodeClasses = manifests.stream().filter(m -> m.object() instanceof EC2NodeClass).toList();
+    Optional<EC2NodeClass> nodeClass = Optional.empty();
+    if (nodeClasses.size() == 1) {
+      nodeClass = Optional.of((EC2NodeClass) nodeClasses.getFirst().object());
+    } else if (nodeClasses.size() > 1) {
+      err.println("warning: " + nodeClasses.size() + " EC2NodeClasses given; --aws-endpoint lists instance types with default settings");
+    }
+    boolean zonesGiven = spec.commandLine().getParseResult().hasMatchedOption("--zones");
+    try {
+      return LiveAwsCatalog.load(awsEndpoint, Optional.ofNullable(awsRegion), zonesGiven ? Optional.of(zones) : Optional.empty(), nodeClass);
+    } catch (IllegalArgumentException e) {
+      String origin = nodeClass.isPresent() ? nodeClasses.getFirst().origin() : "--aws-endpoint";
+      throw new SnapshotInputException(origin, null, e.getMessage());
     }
   }
 

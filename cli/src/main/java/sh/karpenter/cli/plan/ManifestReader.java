@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.api.validation.InvalidManifestException;
@@ -200,6 +201,7 @@ public final class ManifestReader {
     switch (validated.object()) {
       case NodePool pool -> out.add(new PlanManifest(pool, manifest.document()));
       case NodeClaim claim -> warnings.accept(manifest.document() + ": NodeClaims are not part of a plan; ignored");
+      case EC2NodeClass nodeClass -> out.add(new PlanManifest(nodeClass, manifest.document())); // settings for --aws-endpoint
       default -> {
         // a NodeClass: NodePools reference it, the plan does not need it
       }

@@ -3,6 +3,7 @@ package sh.karpenter.cli.plan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
@@ -62,6 +63,9 @@ public final class Planner {
             .defaultConstraints(defaultConstraints)
             .maxExpandedPods(maxExpandedPods, "--max-expanded-pods");
     for (ManifestReader.PlanManifest manifest : manifests) {
+      if (manifest.object() instanceof EC2NodeClass) {
+        continue; // read by --aws-endpoint for its settings; the snapshot has no NodeClasses
+      }
       if (!builder.add(manifest.object(), manifest.origin())) {
         warnings.accept(manifest.origin() + ": " + manifest.object().getKind() + " is not part of a plan; ignored");
       }

@@ -2,6 +2,7 @@ package sh.karpenter.providers.aws.instance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,12 +15,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import sh.karpenter.api.aws.v1.ZoneInfo;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.cloudprovider.LaunchRequest;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.aws.LaunchFixtures;
+import sh.karpenter.providers.aws.cache.UnavailableOfferings;
 import sh.karpenter.providers.aws.fleet.CreateFleetBatcher;
+import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
+import sh.karpenter.providers.aws.instancetype.NodeClassInputs;
+import sh.karpenter.providers.aws.pricing.PricingProvider;
+import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import software.amazon.awssdk.services.ec2.Ec2Client;
@@ -29,6 +36,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  * the emulator: wall time and CreateFleet calls, printed, not asserted. Off unless
  * {@code -Dkarpenter.aws.launchScale=true} ({@code -Dkarpenter.aws.launchScale.count=N}, default 500;
  * {@code .threads}, default 100). See docs/behaviour/aws-launch.md#measured.
+ * {@link #refreshInstanceTypesAndPrices} times one full price and instance-type refresh.
  */
 @AwsEmulatorTest
 @EnabledIfSystemProperty(named = "karpenter.aws.launchScale", matches = "true")
@@ -72,5 +80,25 @@ class LaunchScaleIT {
           ids.size(), threads, wall.toMillis(), launch.batcher().calls(), (double) ids.size() / launch.batcher().calls(), listed, listTime.toMillis());
       assertEquals(count, ids.size());
     }
+  }
+
+  /** One full refresh of prices and instance types (what the controller's loops do every 12 hours), timed. */
+  @Test
+  void refreshInstanceTypesAndPrices(Ec2Client ec2) {
+    Clock clock = Clock.systemUTC();
+    String region = AwsEmulator.REGION.id();
+    long start = System.nanoTime();
+    PricingProvider pricing = new PricingProvider(ec2, region, clock);
+    pricing.refresh();
+    long priced = System.nanoTime();
+    InstanceTypeProvider types = new InstanceTypeProvider(ec2, region, pricing, new UnavailableOfferings(clock),
+        InstanceTypeProvider.Settings.DEFAULT, clock);
+    types.refresh();
+    long refreshed = System.nanoTime();
+    int listed = types.list(NodeClassInputs.of(types.zones().stream().map(z -> new ZoneInfo(z, null, List.of())).toList())).size();
+    long end = System.nanoTime();
+    System.out.printf("REFRESH: prices %d ms, instance types and offerings %d ms (%d types in %s), first list() %d ms%n",
+        (priced - start) / 1_000_000, (refreshed - priced) / 1_000_000, listed, types.zones(), (end - refreshed) / 1_000_000);
+    assertEquals(true, listed > 0);
   }
 }
