@@ -42,7 +42,7 @@ class AwsControllerE2EIT {
   @BeforeEach
   void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
-    e2e = new AwsE2EFixture(client, emulator, ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
+    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
   }
 
   @AfterEach

@@ -59,7 +59,11 @@ final class AwsE2EFixture implements AutoCloseable {
   final Operator operator;
   private final ScheduledExecutorService kubelet;
 
-  AwsE2EFixture(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam,
+  /**
+   * @param endpoint where the provider sends its AWS calls: {@code emulator.clients()}, or an {@code
+   *     AwsFaults} proxy's {@code clients()}; the fixture's own set-up calls go to the emulator
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection) {
     this.client = client;
     this.ec2 = ec2;
@@ -76,8 +80,7 @@ final class AwsE2EFixture implements AutoCloseable {
 
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
         0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1));
-    AwsClients clients = emulator.clients();
-    aws = AwsProvider.create(client, AwsSdk.at(clients.endpoint(), clients.region()), settings, Clock.systemUTC(), garbageCollection);
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     operator = new Operator(client, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),

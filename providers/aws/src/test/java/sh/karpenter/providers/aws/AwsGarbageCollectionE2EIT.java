@@ -44,7 +44,7 @@ class AwsGarbageCollectionE2EIT {
   void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
     this.ec2 = ec2;
-    e2e = new AwsE2EFixture(client, emulator, ec2, ssm, iam, FAST);
+    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, FAST);
   }
 
   @AfterEach
