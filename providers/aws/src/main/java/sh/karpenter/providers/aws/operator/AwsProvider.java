@@ -25,6 +25,7 @@ import sh.karpenter.providers.aws.cache.UnavailableOfferings;
 import sh.karpenter.providers.aws.cloudprovider.AwsCloudProvider;
 import sh.karpenter.providers.aws.fleet.CreateFleetBatcher;
 import sh.karpenter.providers.aws.fleet.LaunchSubnets;
+import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
 import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
@@ -45,7 +46,8 @@ import software.amazon.awssdk.services.ssm.SsmClient;
 /**
  * The AWS provider assembled for the controller (upstream's {@code pkg/operator/operator.go}): SDK
  * clients, the caches and providers, the {@link AwsCloudProvider} and the Operator extensions that
- * add the EC2NodeClass controllers and the instance-type and pricing refresh loops. Build it with
+ * add the EC2NodeClass controllers, the instance-type and pricing refresh loops and the leaked-instance
+ * garbage collection. Build it with
  * {@link #create}, hand {@link #cloudProvider()} and {@link #extensions()} to the Operator, close it
  * after the Operator.
  */
@@ -115,6 +117,12 @@ public final class AwsProvider implements AutoCloseable {
    * is logged; the refresh loops try again).
    */
   public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock) {
+    return create(client, sdk, settings, clock, InstanceGarbageCollection.Settings.DEFAULT);
+  }
+
+  /** {@link #create(KubernetesClient, AwsSdk, Settings, Clock)} with the garbage collection's periods and minimum age (tests shorten them). */
+  public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock,
+      InstanceGarbageCollection.Settings garbageCollection) {
     Region region = sdk.region().orElseGet(() -> new DefaultAwsRegionProviderChain().getRegion());
     Ec2Client ec2 = sdk.ec2();
     SsmClient ssm = sdk.ssm();
@@ -153,14 +161,15 @@ public final class AwsProvider implements AutoCloseable {
       context.loop("providers.pricing", () -> Result.requeueAfter(pricing.refresh()));
       context.loop("providers.instancetype", () -> Result.requeueAfter(instanceTypes.refresh()));
     };
-    return new AwsProvider(ec2, ssm, iam, batcher, cloudProvider, List.of(nodeClasses, refreshLoops));
+    InstanceGarbageCollection leakedInstances = new InstanceGarbageCollection(instances, garbageCollection, clock);
+    return new AwsProvider(ec2, ssm, iam, batcher, cloudProvider, List.of(nodeClasses, refreshLoops, leakedInstances));
   }
 
   public AwsCloudProvider cloudProvider() {
     return cloudProvider;
   }
 
-  /** The EC2NodeClass controllers and the refresh loops, for the Operator. */
+  /** The EC2NodeClass controllers, the refresh loops and the instance garbage collection, for the Operator. */
   public List<OperatorExtension> extensions() {
     return extensions;
   }

@@ -1,0 +1,163 @@
+package sh.karpenter.providers.aws;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.client.CollectorRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import sh.karpenter.api.aws.v1.EC2NodeClass;
+import sh.karpenter.api.aws.v1.EC2NodeClassConditions;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.operator.Operator;
+import sh.karpenter.controller.operator.options.Options;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.core.wellknown.TaintKeys;
+import sh.karpenter.providers.aws.ami.KubernetesVersion;
+import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
+import sh.karpenter.providers.aws.instance.InstanceProvider;
+import sh.karpenter.providers.aws.operator.AwsProvider;
+import sh.karpenter.providers.aws.sdk.AwsSdk;
+import sh.karpenter.testkit.aws.AwsClients;
+import sh.karpenter.testkit.aws.AwsEmulator;
+import sh.karpenter.testkit.aws.ClusterNetwork;
+import sh.karpenter.testkit.controlplane.KwokNodes;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Instance;
+import software.amazon.awssdk.services.iam.IamClient;
+import software.amazon.awssdk.services.ssm.SsmClient;
+import software.amazon.awssdk.services.ssm.model.ParameterType;
+
+/**
+ * The controller with the AWS provider on the real control plane and the AWS emulator, shared by the
+ * end-to-end ITs: the cluster's network, an AL2023 alias parameter and a node role in the emulator,
+ * an {@link Operator} with {@link AwsProvider}'s cloud provider and extensions, and a stand-in kubelet
+ * that registers a KWOK Node for each launched NodeClaim (nodes cannot boot here). Close it after
+ * each test.
+ */
+final class AwsE2EFixture implements AutoCloseable {
+  static final String CLUSTER = "e2e-cluster";
+  static final String ROLE = "KarpenterNodeRole-e2e";
+  static final List<String> ZONES = List.of("us-west-2a", "us-west-2b");
+  static final Duration WAIT = Duration.ofSeconds(120);
+
+  final KubernetesClient client;
+  final Ec2Client ec2;
+  final AwsProvider aws;
+  final Operator operator;
+  private final ScheduledExecutorService kubelet;
+
+  /**
+   * @param endpoint where the provider sends its AWS calls: {@code emulator.clients()}, or an {@code
+   *     AwsFaults} proxy's {@code clients()}; the fixture's own set-up calls go to the emulator
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
+      InstanceGarbageCollection.Settings garbageCollection) {
+    this.client = client;
+    this.ec2 = ec2;
+    // the SDK's default credentials chain reads these system properties first
+    System.setProperty("aws.accessKeyId", AwsClients.ACCESS_KEY_ID);
+    System.setProperty("aws.secretAccessKey", AwsClients.SECRET_ACCESS_KEY);
+    ClusterNetwork.create(ec2, CLUSTER, ZONES);
+    String ami = ec2.describeImages(r -> r.owners("amazon").filters(f -> f.name("architecture").values("x86_64"))).images().get(0).imageId();
+    String version = KubernetesVersion.of(client);
+    ssm.putParameter(r -> r.name(AwsEmulator.SSM_PARAMETER_PREFIX + "/aws/service/eks/optimized-ami/" + version
+        + "/amazon-linux-2023/x86_64/standard/recommended/image_id").value(ami).type(ParameterType.STRING));
+    iam.createRole(r -> r.roleName(ROLE).assumeRolePolicyDocument(
+        "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
+
+    AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
+        0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1));
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection);
+    Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
+        .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
+    operator = new Operator(client, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),
+        new TestingEventRecorder(), aws.extensions());
+    operator.start();
+    kubelet = Executors.newSingleThreadScheduledExecutor();
+    kubelet.scheduleWithFixedDelay(this::registerNodes, 200, 200, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void close() {
+    kubelet.shutdownNow();
+    operator.close();
+    aws.close();
+  }
+
+  static boolean ready(EC2NodeClass nodeClass) {
+    return nodeClass != null && nodeClass.getStatus() != null && nodeClass.getStatus().getConditions() != null
+        && nodeClass.getStatus().getConditions().stream()
+            .anyMatch(c -> EC2NodeClassConditions.READY.equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** Live instances tagged for this cluster (Karpenter's and any launched behind its back with its tags). */
+  List<Instance> karpenterInstances() {
+    return ec2.describeInstances(r -> r.filters(
+            f -> f.name("tag:eks:eks-cluster-name").values(CLUSTER),
+            f -> f.name("instance-state-name").values("pending", "running")))
+        .reservations().stream().flatMap(r -> r.instances().stream()).toList();
+  }
+
+  static Map<String, String> tags(Instance instance) {
+    Map<String, String> tags = new TreeMap<>();
+    instance.tags().forEach(t -> tags.put(t.key(), t.value()));
+    return tags;
+  }
+
+  /** A KWOK Node named after the instance, with its provider ID, as the kubelet would register it. */
+  static Node kwokNode(String name, String providerId, Map<String, String> labels, List<io.fabric8.kubernetes.api.model.Taint> taints,
+      Map<String, Quantity> capacity, Map<String, Quantity> allocatable) {
+    return new NodeBuilder()
+        .withNewMetadata().withName(name).withLabels(labels).addToAnnotations(KwokNodes.ANNOTATION, KwokNodes.ANNOTATION_VALUE).endMetadata()
+        .withNewSpec().withProviderID(providerId).withTaints(taints).endSpec()
+        .withNewStatus().withCapacity(capacity).withAllocatable(allocatable).endStatus()
+        .build();
+  }
+
+  /**
+   * Plays the kubelet of each launched instance: a KWOK Node with the NodeClaim's provider ID, labels,
+   * taints (and the unregistered taint) and capacity, which KWOK then turns Ready.
+   */
+  private void registerNodes() {
+    try {
+      for (NodeClaim claim : client.resources(NodeClaim.class).list().getItems()) {
+        var status = claim.getStatus();
+        if (status == null || status.getProviderID() == null || status.getCapacity() == null
+            || claim.getMetadata().getDeletionTimestamp() != null) {
+          continue;
+        }
+        String name = InstanceProvider.instanceId(status.getProviderID());
+        if (client.nodes().withName(name).get() != null) {
+          continue;
+        }
+        Map<String, String> labels = new HashMap<>(claim.getMetadata().getLabels() == null ? Map.of() : claim.getMetadata().getLabels());
+        labels.put("kubernetes.io/hostname", name);
+        List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>();
+        if (claim.getSpec().getTaints() != null) {
+          taints.addAll(claim.getSpec().getTaints());
+        }
+        if (claim.getSpec().getStartupTaints() != null) {
+          taints.addAll(claim.getSpec().getStartupTaints());
+        }
+        taints.add(new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build());
+        Map<String, Quantity> allocatable = status.getAllocatable() == null ? status.getCapacity() : status.getAllocatable();
+        client.nodes().resource(kwokNode(name, status.getProviderID(), labels, taints, status.getCapacity(), allocatable)).create();
+      }
+    } catch (RuntimeException e) {
+      // the next round tries again (a Node created concurrently, a NodeClaim deleted meanwhile)
+    }
+  }
+}
