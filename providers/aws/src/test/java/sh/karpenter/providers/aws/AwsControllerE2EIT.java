@@ -11,9 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.testkit.aws.AwsEmulator;
@@ -54,21 +52,7 @@ class AwsControllerE2EIT {
 
   @Test
   void pendingPodsLaunchInstancesThatRunThemAndEmptyNodesAreTerminated() {
-    client.resource(TestNodeClasses.nodeClass("default", AwsE2EFixture.CLUSTER, "al2023@latest", AwsE2EFixture.ROLE)).create();
-    await().atMost(AwsE2EFixture.WAIT).until(() -> AwsE2EFixture.ready(client.resources(EC2NodeClass.class).withName("default").get()));
-    client.resource(TestObjects.yaml(client, NodePool.class, """
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-              requirements:
-              - {key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, c5.xlarge, m5.large]}
-              - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-          disruption: {consolidateAfter: 0s}
-        """)).create();
+    e2e.createNodeClassAndPool(List.of("c5.large", "c5.xlarge", "m5.large"), "{consolidateAfter: 0s}");
     List<String> pods = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Pod pod = TestObjects.pausePod("app-" + i, "app", "1", "1Gi");

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.aws.v1.EC2NodeClassConditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
@@ -34,6 +35,7 @@ import sh.karpenter.testkit.aws.AwsClients;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.TestObjects;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
 import software.amazon.awssdk.services.iam.IamClient;
@@ -95,6 +97,29 @@ final class AwsE2EFixture implements AutoCloseable {
     kubelet.shutdownNow();
     operator.close();
     aws.close();
+  }
+
+  /**
+   * Creates the EC2NodeClass {@code default} (AL2023, the cluster's discovery tags), waits for it to be
+   * Ready, and creates the on-demand NodePool {@code default} of these instance types with this
+   * {@code spec.disruption} (flow-style YAML).
+   */
+  void createNodeClassAndPool(List<String> instanceTypes, String disruption) {
+    client.resource(TestNodeClasses.nodeClass("default", CLUSTER, "al2023@latest", ROLE)).create();
+    org.awaitility.Awaitility.await().atMost(WAIT).until(() -> ready(client.resources(EC2NodeClass.class).withName("default").get()));
+    client.resource(TestObjects.yaml(client, NodePool.class, """
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: default}
+        spec:
+          template:
+            spec:
+              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+              requirements:
+              - {key: node.kubernetes.io/instance-type, operator: In, values: [%s]}
+              - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+          disruption: %s
+        """.formatted(String.join(", ", instanceTypes), disruption))).create();
   }
 
   static boolean ready(EC2NodeClass nodeClass) {

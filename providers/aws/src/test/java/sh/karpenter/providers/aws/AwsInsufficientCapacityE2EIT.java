@@ -11,7 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
@@ -55,20 +54,7 @@ class AwsInsufficientCapacityE2EIT {
 
   @Test
   void anInsufficientCapacityErrorForTheCheapestTypeLaunchesTheNextAndMarksTheOfferingUnavailable() {
-    client.resource(TestNodeClasses.nodeClass("default", AwsE2EFixture.CLUSTER, "al2023@latest", AwsE2EFixture.ROLE)).create();
-    await().atMost(AwsE2EFixture.WAIT).until(() -> AwsE2EFixture.ready(client.resources(EC2NodeClass.class).withName("default").get()));
-    client.resource(TestObjects.yaml(client, NodePool.class, """
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-              requirements:
-              - {key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, m5.large]}
-              - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        """)).create();
+    e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: 0s}");
     Pod pod = TestObjects.pausePod("app-0", "app", "1", "1Gi");
     client.resource(pod).inNamespace("default").create();
 
