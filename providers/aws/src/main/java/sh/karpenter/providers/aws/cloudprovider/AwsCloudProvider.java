@@ -26,8 +26,6 @@ import sh.karpenter.core.cloudprovider.NodeClassNotReadyException;
 import sh.karpenter.core.cloudprovider.NodeClassRef;
 import sh.karpenter.core.cloudprovider.RepairPolicy;
 import sh.karpenter.core.instancetype.InstanceType;
-import sh.karpenter.core.instancetype.Offering;
-import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.aws.instance.AwsInstance;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
@@ -107,8 +105,8 @@ public final class AwsCloudProvider implements CloudProvider {
 
   /**
    * Upstream's {@code Create}: the NodeClass must exist, be Ready and be reconciled against its
-   * current spec; then the instance types it offers, narrowed to the request's requirements, go to
-   * the instance provider, which picks and launches one. The NodeClaim gets the class's drift hash.
+   * current spec; then the instance types it offers go to the instance provider, which narrows them
+   * to the request, picks and launches one (insufficient capacity when none is launchable). The NodeClaim gets the class's drift hash.
    */
   @Override
   public Instance create(LaunchRequest request) {
@@ -116,17 +114,15 @@ public final class AwsCloudProvider implements CloudProvider {
         .orElseThrow(() -> new InsufficientCapacityException(
             "resolving nodeclass: EC2NodeClass \"" + request.nodeClassRef().name() + "\" not found"));
     checkReady(nodeClass);
-    List<InstanceType> candidates;
+    List<InstanceType> types;
     try {
-      candidates = compatible(instanceTypes.list(nodeClass), request.requirements());
+      types = instanceTypes.list(nodeClass);
     } catch (InstanceTypeException e) {
       throw new CreateException("InstanceTypeResolutionFailed", "Error resolving instance types: " + e.getMessage(), e);
     }
-    if (candidates.isEmpty()) {
-      throw new InsufficientCapacityException("all requested instance types were unavailable during launch");
-    }
-    Instance launched = instances.create(nodeClass, request, candidates);
-    InstanceType type = candidates.stream().filter(t -> t.name().equals(launched.instanceType())).findFirst().orElse(null);
+    // the instance provider narrows the types to the request and refuses when none is launchable
+    Instance launched = instances.create(nodeClass, request, types);
+    InstanceType type = types.stream().filter(t -> t.name().equals(launched.instanceType())).findFirst().orElse(null);
     Map<String, String> annotations = new HashMap<>(launched.annotations());
     annotations.putAll(hashAnnotations(nodeClass));
     return withType(launched, type, annotations);
@@ -263,23 +259,6 @@ public final class AwsCloudProvider implements CloudProvider {
 
   private static boolean hasSubnets(EC2NodeClass nodeClass) {
     return nodeClass.getStatus() != null && nodeClass.getStatus().getSubnets() != null && !nodeClass.getStatus().getSubnets().isEmpty();
-  }
-
-  /** The types whose requirements meet the request's and that have a launchable offering meeting them. */
-  private static List<InstanceType> compatible(List<InstanceType> types, Requirements requirements) {
-    List<InstanceType> out = new ArrayList<>();
-    for (InstanceType type : types) {
-      if (!type.requirements().intersects(requirements)) {
-        continue;
-      }
-      for (Offering offering : type.offerings()) {
-        if (offering.launchable() && offering.isCompatible(requirements)) {
-          out.add(type);
-          break;
-        }
-      }
-    }
-    return out;
   }
 
   private static Map<String, String> hashAnnotations(EC2NodeClass nodeClass) {
