@@ -13,6 +13,12 @@ import java.util.Map;
  * that can be deleted, or replaced by one node cheaper than the cheapest candidate of the same
  * instance type. Once {@link DisruptionOptions#multiNodeTimeout()} has passed, the last valid
  * prefix found is the command.
+ *
+ * <p>Bisection assumes that a prefix which cannot be consolidated has no longer prefix that can, and
+ * that is not always so: three nodes of one small type (pods 2, 2 and 1) cannot become one node of
+ * twice the price from any two of them, but all three can. Upstream stops at such a cluster for
+ * good. Here, when bisection ends (in time) short of the whole list, the whole list is simulated once
+ * more, so a cluster that fits on one cheaper node always gets there.
  */
 final class MultiNodeConsolidation {
   /** Upstream considers at most 100 candidates at once. */
@@ -49,15 +55,28 @@ final class MultiNodeConsolidation {
         break;
       }
       int mid = (min + max) >>> 1;
-      Consolidation.Move move = pass.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, within.subList(0, mid + 1));
-      Command command = move.valid() ? Consolidation.withoutSameInstanceType(move.command()) : null;
-      if (command != null && pass.approved(command)) {
+      Command command = consolidate(pass, within.subList(0, mid + 1));
+      if (command != null) {
         last = command;
         min = mid + 1;
       } else {
         max = mid - 1;
       }
     }
+    boolean wholeListTried = last != null && last.candidates().size() == within.size();
+    if (!wholeListTried && !clock.instant().isAfter(deadline)) {
+      Command whole = consolidate(pass, within);
+      if (whole != null) {
+        last = whole;
+      }
+    }
     return last == null ? List.of() : List.of(last);
+  }
+
+  /** The approved command that consolidates {@code candidates} into at most one node, or null. */
+  private static Command consolidate(DisruptionPass pass, List<Candidate> candidates) {
+    Consolidation.Move move = pass.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, candidates);
+    Command command = move.valid() ? Consolidation.withoutSameInstanceType(move.command()) : null;
+    return command != null && pass.approved(command) ? command : null;
   }
 }

@@ -307,6 +307,26 @@ class ConsolidationTest {
     assertThat(command.replacements()).isEmpty();
   }
 
+  @Test
+  void mergesAllCandidatesWhenNoShorterPrefixIsCheaper() {
+    // Bisection alone stops here: any two of the three nodes would become one "large" at the price of
+    // the two, which is no saving, so it never tries all three, which fit one "large" for 2/3 of the price.
+    InstanceType small = DisruptionFixture.type("small", "1", "2Gi", 0.1, 0);
+    InstanceType large = DisruptionFixture.type("large", "3", "6Gi", 0.2, 0);
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of(budget("100%")), List.of(small, large), ON_DEMAND);
+    f.node("one", "default", small).pods(pod("400m"));
+    f.node("two", "default", small).pods(pod("400m"), pod("400m"));
+    f.node("three", "default", small).pods(pod("400m"), pod("400m"));
+    Decision decision = f.decide();
+    assertThat(decision.method()).isEqualTo(Method.MULTI_NODE_CONSOLIDATION);
+    Command command = decision.commands().getFirst();
+    assertThat(names(command)).containsExactlyInAnyOrder("one", "two", "three");
+    assertThat(command.replacements()).hasSize(1);
+    assertThat(command.replacements().getFirst().cheapestInstanceType().name()).isEqualTo("large");
+    assertThat(command.savings()).isCloseTo(0.3 - 0.2, within(1e-9));
+  }
+
   // 57
   @Test
   void canReplaceNodeMaintainingZonalTopologySpread() {
