@@ -28,4 +28,9 @@ public class NodeClassReference {
   public String getGroup() { return group; }
 
   public void setGroup(String group) { this.group = group; }
+
+  /** Whether this reference names the NodeClass {@code group/kind/name}. */
+  public boolean refersTo(String group, String kind, String name) {
+    return java.util.Objects.equals(this.group, group) && java.util.Objects.equals(this.kind, kind) && java.util.Objects.equals(this.name, name);
+  }
 }

@@ -54,13 +54,14 @@ public final class NodePoolReadiness implements Reconciler<String> {
     if (pool == null) {
       return Result.done();
     }
-    Verdict verdict = verdict(ref(pool));
+    Verdict verdict = verdict(nodeClassRef(pool));
     writer.update(name, (working, now) ->
         NodePoolConditions.set(working, ConditionTypes.NODE_CLASS_READY, verdict.status(), verdict.reason(), verdict.message(), now));
     return Result.requeueAfter(RECHECK);
   }
 
-  private static NodeClassReference ref(NodePool pool) {
+  /** The pool's {@code spec.template.spec.nodeClassRef}, or null. */
+  public static NodeClassReference nodeClassRef(NodePool pool) {
     var spec = pool.getSpec();
     if (spec == null || spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
       return null;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.cloudprovider.MeteredCloudProvider;
 import sh.karpenter.controller.disruption.DisruptionController;
@@ -189,7 +190,20 @@ public final class Operator implements AutoCloseable {
       readiness.enqueue(name);
     }));
 
-    registerExtensions(extensions, clock, observer);
+    registerExtensions(extensions, clock, observer, (group, kind, name) -> {
+      for (NodeClaim claim : informers.nodeClaims().getStore().list()) {
+        NodeClassReference ref = claim.getSpec() == null ? null : claim.getSpec().getNodeClassRef();
+        if (ref != null && ref.refersTo(group, kind, name)) {
+          nodeClaimDisruption.enqueue(claim.getMetadata().getName());
+        }
+      }
+      for (NodePool pool : informers.nodePools().getStore().list()) {
+        NodeClassReference ref = NodePoolReadiness.nodeClassRef(pool);
+        if (ref != null && ref.refersTo(group, kind, name)) {
+          readiness.enqueue(pool.getMetadata().getName());
+        }
+      }
+    });
 
     this.leaderElection = options.leaderElection()
         ? new LeaderElection(client, LeaderElection.Config.defaults(options.leaderElectionNamespace()).withName(options.leaderElectionName()))
@@ -206,7 +220,13 @@ public final class Operator implements AutoCloseable {
     return controller;
   }
 
-  private void registerExtensions(List<OperatorExtension> extensions, Clock clock, ReconcileObserver observer) {
+  /** What the Operator does when an extension reports a NodeClass change. */
+  @FunctionalInterface
+  private interface NodeClassChanges {
+    void changed(String group, String kind, String name);
+  }
+
+  private void registerExtensions(List<OperatorExtension> extensions, Clock clock, ReconcileObserver observer, NodeClassChanges nodeClassChanges) {
     OperatorContext context = new OperatorContext() {
       @Override public KubernetesClient client() { return client; }
       @Override public Informers informers() { return informers; }
@@ -223,6 +243,11 @@ public final class Operator implements AutoCloseable {
       @Override
       public Controller<String> controller(String name, Reconciler<String> reconciler, int workers) {
         return Operator.this.controller(name, reconciler, workers, clock, observer);
+      }
+
+      @Override
+      public void nodeClassChanged(String group, String kind, String name) {
+        nodeClassChanges.changed(group, kind, name);
       }
 
       @Override

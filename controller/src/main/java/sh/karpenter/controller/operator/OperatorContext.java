@@ -43,6 +43,14 @@ public interface OperatorContext {
    */
   Controller<String> controller(String name, Reconciler<String> reconciler, int workers);
 
+  /**
+   * Tells core's controllers that a NodeClass changed (spec, annotations or status; added or
+   * deleted): the NodeClaims whose {@code nodeClassRef} names it are judged again for drift and
+   * consolidation, and the NodePools naming it for {@code NodeClassReady} (upstream's
+   * {@code NodeClassEventHandler}). Call it from the NodeClass informer's handlers.
+   */
+  void nodeClassChanged(String group, String kind, String name);
+
   /** A singleton loop running {@code body} over and over while this replica leads. */
   SingletonLoop loop(String name, Callable<Result> body);
 }

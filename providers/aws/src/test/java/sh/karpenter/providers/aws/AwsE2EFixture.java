@@ -48,6 +48,11 @@ import software.amazon.awssdk.services.ssm.model.ParameterType;
  * an {@link Operator} with {@link AwsProvider}'s cloud provider and extensions, and a stand-in kubelet
  * that registers a KWOK Node for each launched NodeClaim (nodes cannot boot here). Close it after
  * each test.
+ *
+ * <p>EC2 gives an instance its launch template's security groups; moto's CreateFleet drops them (its
+ * fleet reads only a spot fleet's {@code GroupSet}), which would make every instance drift for its
+ * security groups. So before the stand-in kubelet registers a Node it sets the instance's groups to
+ * those the NodeClaim's EC2NodeClass has resolved, as the launch template named them.
  */
 final class AwsE2EFixture implements AutoCloseable {
   static final String CLUSTER = "e2e-cluster";
@@ -152,6 +157,17 @@ final class AwsE2EFixture implements AutoCloseable {
         .build();
   }
 
+  /** What EC2 would have done at launch and moto does not: the instance gets its class's security groups. */
+  private void applyLaunchTemplateSecurityGroups(NodeClaim claim, String instanceId) {
+    EC2NodeClass nodeClass = client.resources(EC2NodeClass.class).withName(claim.getSpec().getNodeClassRef().getName()).get();
+    if (nodeClass == null || nodeClass.getStatus() == null || nodeClass.getStatus().getSecurityGroups() == null
+        || nodeClass.getStatus().getSecurityGroups().isEmpty()) {
+      return;
+    }
+    List<String> groups = nodeClass.getStatus().getSecurityGroups().stream().map(g -> g.getId()).toList();
+    ec2.modifyInstanceAttribute(r -> r.instanceId(instanceId).groups(groups));
+  }
+
   /**
    * Plays the kubelet of each launched instance: a KWOK Node with the NodeClaim's provider ID, labels,
    * taints (and the unregistered taint) and capacity, which KWOK then turns Ready.
@@ -178,6 +194,7 @@ final class AwsE2EFixture implements AutoCloseable {
           taints.addAll(claim.getSpec().getStartupTaints());
         }
         taints.add(new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build());
+        applyLaunchTemplateSecurityGroups(claim, name);
         Map<String, Quantity> allocatable = status.getAllocatable() == null ? status.getCapacity() : status.getAllocatable();
         client.nodes().resource(kwokNode(name, status.getProviderID(), labels, taints, status.getCapacity(), allocatable)).create();
       }

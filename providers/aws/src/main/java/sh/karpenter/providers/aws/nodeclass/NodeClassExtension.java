@@ -13,7 +13,8 @@ import sh.karpenter.controller.runtime.EventHandlers;
 /**
  * Adds the AWS provider's EC2NodeClass controllers to the Operator: an EC2NodeClass informer, the
  * {@link NodeClassController} and the {@link NodeClassHashController} (10 workers each, as upstream),
- * both enqueued on every change of a class, and the status controller also when a NodeClaim that
+ * both enqueued on every change of a class (which also has core judge the class's NodeClaims again
+ * for drift, through {@link OperatorContext#nodeClassChanged}), and the status controller also when a NodeClaim that
  * references a class is deleted (so a class waiting on its NodeClaims lets go at once). Build it from
  * the {@link NodeClassProviders}, the {@link NodeClassSettings} and the cleanups the finalizer runs.
  */
@@ -46,6 +47,8 @@ public final class NodeClassExtension implements OperatorExtension {
       String name = nodeClass.getMetadata().getName();
       status.enqueue(name);
       hash.enqueue(name);
+      // its NodeClaims are judged again for drift (AMI, subnets, security groups, static hash)
+      context.nodeClassChanged(EC2NodeClass.GROUP, EC2NodeClass.KIND, name);
     }));
     context.informers().nodeClaims().addEventHandler(new ResourceEventHandler<NodeClaim>() {
       @Override public void onAdd(NodeClaim claim) {}
