@@ -228,6 +228,14 @@ public class Metrics {
     disruption = new DisruptionMetrics(null);
   }
 
+  /**
+   * The registry every family is in, for a cloud provider's own families (scraped with the rest);
+   * empty for {@link #noop()}.
+   */
+  public java.util.Optional<CollectorRegistry> registry() {
+    return java.util.Optional.ofNullable(registry);
+  }
+
   /** A registry-free instance for tests that do not look at metrics. */
   public static Metrics noop() {
     return new Metrics();

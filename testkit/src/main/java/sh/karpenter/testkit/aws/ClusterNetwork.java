@@ -21,12 +21,15 @@ public record ClusterNetwork(String cluster, String vpcId, Map<String, String> s
   /** The tag Karpenter's documentation puts on a cluster's subnets and security groups. */
   public static final String DISCOVERY_TAG = "karpenter.sh/discovery";
 
-  /** Creates a VPC 10.0.0.0/16 with a /24 subnet in each of {@code zones} and a security group. */
+  /**
+   * Creates a VPC 10.0.0.0/16 with a /20 subnet (4,091 free addresses, room for hundreds of instances)
+   * in each of up to 16 {@code zones}, and a security group.
+   */
   public static ClusterNetwork create(Ec2Client ec2, String cluster, List<String> zones) {
     String vpcId = ec2.createVpc(r -> r.cidrBlock("10.0.0.0/16").tagSpecifications(tagged(ResourceType.VPC, cluster))).vpc().vpcId();
     Map<String, String> subnets = new LinkedHashMap<>();
     for (int i = 0; i < zones.size(); i++) {
-      String cidr = "10.0." + i + ".0/24";
+      String cidr = "10.0." + (16 * i) + ".0/20";
       String zone = zones.get(i);
       subnets.put(zone, ec2.createSubnet(r -> r.vpcId(vpcId).cidrBlock(cidr).availabilityZone(zone)
           .tagSpecifications(tagged(ResourceType.SUBNET, cluster))).subnet().subnetId());

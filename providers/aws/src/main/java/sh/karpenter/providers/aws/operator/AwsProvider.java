@@ -30,6 +30,7 @@ import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
 import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
 import sh.karpenter.providers.aws.launchtemplate.LaunchTemplateProvider;
+import sh.karpenter.providers.aws.metrics.CloudProviderMetrics;
 import sh.karpenter.providers.aws.nodeclass.NodeClassExtension;
 import sh.karpenter.providers.aws.nodeclass.NodeClassProviders;
 import sh.karpenter.providers.aws.nodeclass.NodeClassSettings;
@@ -162,14 +163,15 @@ public final class AwsProvider implements AutoCloseable {
       context.loop("providers.instancetype", () -> Result.requeueAfter(instanceTypes.refresh()));
     };
     InstanceGarbageCollection leakedInstances = new InstanceGarbageCollection(instances, garbageCollection, clock);
-    return new AwsProvider(ec2, ssm, iam, batcher, cloudProvider, List.of(nodeClasses, refreshLoops, leakedInstances));
+    CloudProviderMetrics metrics = new CloudProviderMetrics(cloudProvider::instanceTypes, pricing::onDemandPricesLive, pricing::spotPricesLive);
+    return new AwsProvider(ec2, ssm, iam, batcher, cloudProvider, List.of(nodeClasses, refreshLoops, leakedInstances, metrics));
   }
 
   public AwsCloudProvider cloudProvider() {
     return cloudProvider;
   }
 
-  /** The EC2NodeClass controllers, the refresh loops and the instance garbage collection, for the Operator. */
+  /** The EC2NodeClass controllers, the refresh loops, the instance garbage collection and the provider's metrics, for the Operator. */
   public List<OperatorExtension> extensions() {
     return extensions;
   }

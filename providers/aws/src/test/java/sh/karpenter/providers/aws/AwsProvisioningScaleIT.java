@@ -1,0 +1,105 @@
+package sh.karpenter.providers.aws;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
+import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
+import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.fixtures.TestObjects;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.iam.IamClient;
+import software.amazon.awssdk.services.ssm.SsmClient;
+
+/**
+ * Measures the whole path from pending pods to instances: N pods (default 500) that each need a node
+ * of their own (hostname anti-affinity) are created at once on the real control plane; the controller
+ * with the AWS provider batches them, solves, creates N NodeClaims and launches them through
+ * {@code AwsCloudProvider.create} and the CreateFleet batcher against the emulator. Prints, does not
+ * assert: the time from the first pod to N instances launched (every NodeClaim has its provider ID),
+ * to N instances in EC2, and to every pod Running on its node (the stand-in kubelet registers the
+ * Nodes), and the CreateFleet calls made (counted by testkit's {@code AwsFaults} proxy, which injects
+ * nothing here). Off unless {@code -Dkarpenter.aws.provisioningScale=true}
+ * ({@code -Dkarpenter.aws.provisioningScale.count=N}); excluded from the normal Failsafe run by name.
+ * See BENCHMARKS.md.
+ */
+@ControlPlaneTest
+@AwsEmulatorTest
+@EnabledIfSystemProperty(named = "karpenter.aws.provisioningScale", matches = "true")
+class AwsProvisioningScaleIT {
+  private static final Duration LIMIT = Duration.ofMinutes(20);
+
+  private AwsE2EFixture e2e;
+  private AwsFaults faults;
+  private KubernetesClient client;
+
+  @BeforeEach
+  void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
+    this.client = client;
+    this.faults = faults;
+    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
+  }
+
+  @AfterEach
+  void stop() {
+    if (e2e != null) {
+      e2e.close();
+    }
+  }
+
+  @Test
+  void pendingPodsToInstances() throws Exception {
+    int count = Integer.getInteger("karpenter.aws.provisioningScale.count", 500);
+    e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: Never}");
+
+    long start = System.nanoTime();
+    ExecutorService creators = Executors.newFixedThreadPool(16);
+    try {
+      List<Future<?>> created = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        Pod pod = TestObjects.awayFrom("scale", TestObjects.pausePod("scale-" + i, "scale", "1", "1Gi"));
+        created.add(creators.submit(() -> client.resource(pod).create()));
+      }
+      for (Future<?> f : created) {
+        f.get();
+      }
+    } finally {
+      creators.shutdownNow();
+    }
+    long podsCreated = millisSince(start);
+
+    long launched = waitFor(start, () -> client.resources(NodeClaim.class).list().getItems().stream()
+        .filter(c -> c.getStatus() != null && c.getStatus().getProviderID() != null).count() >= count);
+    long inEc2 = waitFor(start, () -> e2e.karpenterInstances().size() >= count);
+    long running = waitFor(start, () -> client.pods().withLabel("app", "scale").list().getItems().stream()
+        .filter(TestObjects::running).count() >= count);
+    int claims = client.resources(NodeClaim.class).list().getItems().size();
+    int fleets = faults.requests("ec2", "CreateFleet").size();
+    System.out.printf("PROVISIONING-SCALE: %d pods (one per node), created in %d ms; %d NodeClaims; launched %d ms, %d instances in EC2 %d ms,"
+        + " all pods Running %d ms after the first pod; %d CreateFleet calls (%.1f instances per call)%n",
+        count, podsCreated, claims, launched, count, inEc2, running, fleets, (double) count / Math.max(1, fleets));
+  }
+
+  private static long waitFor(long start, BooleanSupplier condition) {
+    await().atMost(LIMIT).pollInterval(Duration.ofMillis(250)).until(condition::getAsBoolean);
+    return millisSince(start);
+  }
+
+  private static long millisSince(long start) {
+    return Duration.ofNanos(System.nanoTime() - start).toMillis();
+  }
+}
