@@ -3,9 +3,7 @@ package sh.karpenter.cli;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.core.joran.spi.JoranException;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -27,7 +25,7 @@ import picocli.CommandLine.Option;
 import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
-import sh.karpenter.controller.runtime.ClientRateLimit;
+import sh.karpenter.controller.runtime.ControllerClient;
 import sh.karpenter.controller.snapshot.SchedulerConfig;
 import sh.karpenter.controller.snapshot.SnapshotInputException;
 import sh.karpenter.core.catalog.AwsCatalogOptions;
@@ -252,10 +250,7 @@ public final class ControllerCommand implements Callable<Integer> {
     if (!aws.interruptionQueue.isBlank()) {
       LOG.warn("--interruption-queue {}: interruption handling is not built yet; the queue is not read", aws.interruptionQueue);
     }
-    Config config = kube.config();
-    config.setRequestRetryBackoffLimit(3);
-    try (KubernetesClient client =
-        ClientRateLimit.limit(new KubernetesClientBuilder().withConfig(config), kubeClientQps, kubeClientBurst).build()) {
+    try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst).build()) {
       awaitApiServer(client, kube);
       Provider provider;
       try {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.options.Options;
+import sh.karpenter.controller.runtime.Errors;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TokenBucket;
@@ -181,6 +183,12 @@ public final class Provisioner {
     return new Pass(List.copyOf(created), List.copyOf(failed), placements, result.unschedulable(), rejected);
   }
 
+  /**
+   * NodeClaim creates in flight at once: a burst of hundreds still goes out in parallel, without
+   * hundreds of requests waiting on the API server at the same moment.
+   */
+  static final int MAX_PARALLEL_CREATES = 50;
+
   /** Creates the planned NodeClaims in parallel (each nominates its pods), then tells the pods and records the prebindings. */
   private void create(StateSnapshot snapshot, List<PlannedNodeClaim> plans, List<NodeClaim> created, List<PlannedNodeClaim> failed) {
     if (plans.isEmpty()) {
@@ -188,9 +196,17 @@ public final class Provisioner {
     }
     Map<String, Resources> usage = state.nodePoolUsage();
     List<Future<NodeClaim>> futures = new ArrayList<>(plans.size());
+    Semaphore inFlight = new Semaphore(MAX_PARALLEL_CREATES);
     try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
       for (PlannedNodeClaim plan : plans) {
-        futures.add(executor.submit(() -> createOne(snapshot, plan, usage)));
+        futures.add(executor.submit(() -> {
+          inFlight.acquire();
+          try {
+            return createOne(snapshot, plan, usage);
+          } finally {
+            inFlight.release();
+          }
+        }));
       }
     }
     for (int i = 0; i < plans.size(); i++) {
@@ -246,7 +262,8 @@ public final class Provisioner {
       }
       return created;
     } catch (RuntimeException e) {
-      LOG.error("creating a NodeClaim of NodePool {} for {} pods failed: {}", plan.nodePoolName(), plan.pods().size(), e.getMessage());
+      LOG.error("creating a NodeClaim of NodePool {} for {} pods failed (the pods are tried again in the next batch): {}",
+          plan.nodePoolName(), plan.pods().size(), Errors.describe(e));
       return null;
     }
   }

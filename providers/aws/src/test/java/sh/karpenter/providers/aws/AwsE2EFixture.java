@@ -24,6 +24,7 @@ import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
+import sh.karpenter.controller.runtime.ControllerClient;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.providers.aws.ami.KubernetesVersion;
@@ -64,6 +65,7 @@ final class AwsE2EFixture implements AutoCloseable {
   final Ec2Client ec2;
   final AwsProvider aws;
   final Operator operator;
+  private final KubernetesClient controllerClient;
   private final ScheduledExecutorService kubelet;
 
   /**
@@ -90,7 +92,9 @@ final class AwsE2EFixture implements AutoCloseable {
     aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
-    operator = new Operator(client, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),
+    // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
+    controllerClient = ControllerClient.builder(client.getConfiguration(), 200, 300).build();
+    operator = new Operator(controllerClient, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),
         new TestingEventRecorder(), aws.extensions());
     operator.start();
     kubelet = Executors.newSingleThreadScheduledExecutor();
@@ -102,6 +106,7 @@ final class AwsE2EFixture implements AutoCloseable {
     kubelet.shutdownNow();
     operator.close();
     aws.close();
+    controllerClient.close();
   }
 
   /**
