@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.controller.nodeclaim.garbagecollection.GarbageCollection;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.testkit.aws.AwsEmulator;
@@ -56,12 +57,12 @@ class AwsControllerE2EIT {
     List<String> pods = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Pod pod = TestObjects.pausePod("app-" + i, "app", "1", "1Gi");
-      client.resource(pod).inNamespace("default").create();
+      client.resource(pod).create();
       pods.add(pod.getMetadata().getName());
     }
 
     await().atMost(AwsE2EFixture.WAIT).until(() -> pods.stream()
-        .allMatch(name -> TestObjects.running(client.pods().inNamespace("default").withName(name).get())));
+        .allMatch(name -> TestObjects.running(client.pods().withName(name).get())));
 
     List<NodeClaim> claims = client.resources(NodeClaim.class).list().getItems();
     List<Instance> instances = e2e.karpenterInstances();
@@ -78,10 +79,12 @@ class AwsControllerE2EIT {
     // an instance terminated behind Karpenter's back: its NodeClaim is garbage collected
     NodeClaim victim = claims.get(0);
     e2e.ec2.terminateInstances(r -> r.instanceIds(InstanceProvider.instanceId(victim.getStatus().getProviderID())));
-    await().atMost(AwsE2EFixture.WAIT).until(() -> client.resources(NodeClaim.class).withName(victim.getMetadata().getName()).get() == null);
+    // core's nodeclaim.garbagecollection looks every two minutes (upstream's period)
+    await().atMost(GarbageCollection.PERIOD.plus(AwsE2EFixture.WAIT))
+        .until(() -> client.resources(NodeClaim.class).withName(victim.getMetadata().getName()).get() == null);
 
     // no pods left: the empty nodes go, and their instances are terminated
-    pods.forEach(name -> client.pods().inNamespace("default").withName(name).withGracePeriod(0).delete());
+    pods.forEach(name -> client.pods().withName(name).withGracePeriod(0).delete());
     await().atMost(AwsE2EFixture.WAIT).until(() -> client.resources(NodeClaim.class).list().getItems().isEmpty());
     await().atMost(AwsE2EFixture.WAIT).until(() -> e2e.karpenterInstances().isEmpty());
   }

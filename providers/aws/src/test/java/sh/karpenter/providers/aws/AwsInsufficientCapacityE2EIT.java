@@ -56,9 +56,9 @@ class AwsInsufficientCapacityE2EIT {
   void anInsufficientCapacityErrorForTheCheapestTypeLaunchesTheNextAndMarksTheOfferingUnavailable() {
     e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: 0s}");
     Pod pod = TestObjects.pausePod("app-0", "app", "1", "1Gi");
-    client.resource(pod).inNamespace("default").create();
+    client.resource(pod).create();
 
-    await().atMost(AwsE2EFixture.WAIT).until(() -> TestObjects.running(client.pods().inNamespace("default").withName("app-0").get()));
+    await().atMost(AwsE2EFixture.WAIT).until(() -> TestObjects.running(client.pods().withName("app-0").get()));
 
     assertThat(faults.requests("ec2", "CreateFleet")).isNotEmpty();
     List<Instance> instances = e2e.karpenterInstances();
