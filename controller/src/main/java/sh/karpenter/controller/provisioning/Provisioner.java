@@ -1,5 +1,6 @@
 package sh.karpenter.controller.provisioning;
 
+import sh.karpenter.controller.runtime.LogValues;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -145,17 +146,18 @@ public final class Provisioner {
     try {
       result = new Scheduler(cluster.schedulingInput(options.scheduler())).solve();
     } catch (RuntimeException e) {
-      LOG.error("scheduling simulation failed for {} pending pods", cluster.pendingPods().size(), e);
+      LOG.atError().setMessage("scheduling simulation failed").addKeyValue("pending-pods", cluster.pendingPods().size()).setCause(e).log();
       return new Pass(List.of(), List.of(), Map.of(), List.of(), rejected);
     } finally {
       metrics.schedulingDuration(NAME, Duration.between(start, clock.instant()));
     }
     if (result.newNodeClaims().isEmpty()) {
-      LOG.debug("computed scheduling decision pods={} existingNodes={} unschedulable={}",
-          cluster.pendingPods().size(), result.existingNodePlacements().size(), result.unschedulable().size());
+      LOG.atDebug().setMessage("computed scheduling decision for provisionable pod(s)").addKeyValue("pods", cluster.pendingPods().size())
+          .addKeyValue("existing-nodes", result.existingNodePlacements().size()).addKeyValue("unschedulable-pods", result.unschedulable().size()).log();
     } else {
-      LOG.info("computed new nodeclaim(s) to fit pod(s) pods={} newNodeClaims={} existingNodes={} unschedulable={}",
-          cluster.pendingPods().size(), result.newNodeClaims().size(), result.existingNodePlacements().size(), result.unschedulable().size());
+      LOG.atInfo().setMessage("computed new nodeclaim(s) to fit pod(s)").addKeyValue("pods", cluster.pendingPods().size())
+          .addKeyValue("nodeclaims", result.newNodeClaims().size()).addKeyValue("existing-nodes", result.existingNodePlacements().size())
+          .addKeyValue("unschedulable-pods", result.unschedulable().size()).log();
     }
 
     List<NodeClaim> created = new ArrayList<>();
@@ -225,20 +227,22 @@ public final class Provisioner {
   private NodeClaim createOne(StateSnapshot snapshot, PlannedNodeClaim plan, Map<String, Resources> usage) {
     NodePool pool = snapshot.nodePools().get(plan.nodePoolName());
     if (pool == null) {
-      LOG.warn("not creating a NodeClaim for {} pods: NodePool {} is gone", plan.pods().size(), plan.nodePoolName());
+      LOG.atWarn().setMessage("not creating a NodeClaim: its NodePool is gone").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).log();
       return null;
     }
     String exceeded = exceededLimit(pool, usage.getOrDefault(plan.nodePoolName(), Resources.EMPTY));
     if (exceeded != null) {
-      LOG.warn("not creating a NodeClaim for {} pods: NodePool {} {}", plan.pods().size(), plan.nodePoolName(), exceeded);
+      LOG.atWarn().setMessage("not creating a NodeClaim: NodePool " + exceeded).addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).log();
       return null;
     }
     try {
       NodeClaim claim = NodeClaimFactory.create(plan, pool);
       NodeClaim created = client.resources(NodeClaim.class).resource(claim).create();
-      LOG.info("created nodeclaim nodeClaim={} nodePool={} requests={} instanceTypes={} pods={}",
-          created.getMetadata().getName(), plan.nodePoolName(), plan.requests().toQuantities(),
-          describeTypes(plan), plan.pods().size());
+      LOG.atInfo().setMessage("created nodeclaim").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("NodeClaim", LogValues.ref(created.getMetadata().getName())).addKeyValue("requests", plan.requests().toQuantities())
+          .addKeyValue("instance-types", describeTypes(plan)).addKeyValue("pods", plan.pods().size()).log();
       // Nominated as soon as the NodeClaim exists (upstream maps pods to it right after Create), so a
       // launch that fails at once already knows which pods to tell.
       for (sh.karpenter.core.pod.Pod pod : plan.pods()) {
@@ -246,7 +250,8 @@ public final class Provisioner {
       }
       return created;
     } catch (RuntimeException e) {
-      LOG.error("creating a NodeClaim of NodePool {} for {} pods failed: {}", plan.nodePoolName(), plan.pods().size(), e.getMessage());
+      LOG.atError().setMessage("creating nodeclaim failed").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).addKeyValue("error", String.valueOf(e.getMessage())).log();
       return null;
     }
   }

@@ -1,5 +1,6 @@
 package sh.karpenter.controller.node.termination;
 
+import sh.karpenter.controller.runtime.LogValues;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -126,7 +127,7 @@ public final class EvictionQueue implements Reconciler<String> {
     }
     switch (code) {
       case OK -> {
-        LOG.info("evicted pod {}", podKey);
+        LOG.atInfo().setMessage("evicted pod").addKeyValue("Pod", LogValues.pod(String.valueOf(podKey))).log();
         String reason = disruptionReason(pod);
         metrics.disruption().podDrained(reason);
         events.normal(pod, "Evicted", "Evicted pod");
@@ -159,7 +160,8 @@ public final class EvictionQueue implements Reconciler<String> {
           : TOO_MANY_REQUESTS; // fabric8 answers false exactly on 429
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404 && e.getCode() != 409) {
-        LOG.warn("evicting pod {}: {}", Pods.key(pod), e.getMessage());
+        LOG.atWarn().setMessage("evicting pod failed").addKeyValue("Pod", LogValues.pod(Pods.key(pod)))
+            .addKeyValue("error", String.valueOf(e.getMessage())).log();
       }
       return e.getCode();
     }

@@ -1,5 +1,6 @@
 package sh.karpenter.controller.nodeclaim.lifecycle;
 
+import sh.karpenter.controller.runtime.LogValues;
 import static sh.karpenter.api.v1.ConditionTypes.INSTANCE_TERMINATING;
 import static sh.karpenter.api.v1.ConditionTypes.REGISTERED;
 
@@ -71,7 +72,8 @@ final class Finalization {
       List<Node> nodes = nodes(nodeClaim);
       for (Node node : nodes) {
         if (!Metadata.deleting(node)) {
-          LOG.info("nodeclaim {}: deleting node {}", name, node.getMetadata().getName());
+          LOG.atInfo().setMessage("deleting node").addKeyValue("NodeClaim", LogValues.ref(name))
+              .addKeyValue("Node", LogValues.ref(node.getMetadata().getName())).log();
           delete(node);
         }
       }
@@ -110,7 +112,7 @@ final class Finalization {
       }
     }
     cache.remove(nodeClaim.getMetadata().getUid());
-    LOG.info("deleted nodeclaim {}", name);
+    LOG.atInfo().setMessage("deleted nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name)).log();
     metrics.nodeClaimTerminated(NodeClaims.nodePool(nodeClaim), NodeClaims.capacityType(nodeClaim));
     return Result.done();
   }

@@ -1,5 +1,6 @@
 package sh.karpenter.controller.nodeclaim.lifecycle;
 
+import sh.karpenter.controller.runtime.LogValues;
 import static sh.karpenter.api.v1.ConditionTypes.INITIALIZED;
 import static sh.karpenter.api.v1.ConditionTypes.LAUNCHED;
 import static sh.karpenter.api.v1.ConditionTypes.REGISTERED;
@@ -93,8 +94,9 @@ final class Initialization implements Step {
     state.setCondition(INITIALIZED, Conditions.TRUE, INITIALIZED, "");
     String name = nodeClaim.getMetadata().getName();
     Node initialized = node;
-    state.afterWrite(() -> LOG.info("initialized nodeclaim {} node={} allocatable={}", name, initialized.getMetadata().getName(),
-        initialized.getStatus() == null ? null : initialized.getStatus().getAllocatable()));
+    state.afterWrite(() -> LOG.atInfo().setMessage("initialized nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
+        .addKeyValue("Node", LogValues.ref(initialized.getMetadata().getName()))
+        .addKeyValue("allocatable", initialized.getStatus() == null ? null : initialized.getStatus().getAllocatable()).log());
     return Result.done();
   }
 

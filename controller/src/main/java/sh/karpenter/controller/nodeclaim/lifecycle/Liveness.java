@@ -1,5 +1,6 @@
 package sh.karpenter.controller.nodeclaim.lifecycle;
 
+import sh.karpenter.controller.runtime.LogValues;
 import static sh.karpenter.api.v1.ConditionTypes.LAUNCHED;
 import static sh.karpenter.api.v1.ConditionTypes.REGISTERED;
 
@@ -62,7 +63,8 @@ final class Liveness implements Step {
     // A conflict propagates, and the reconcile starts over from a fresh copy.
     OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
-    LOG.info("deleting nodeclaim {}: {} after {}", name, reason, timeout);
+    LOG.atInfo().setMessage("terminating due to timeout").addKeyValue("NodeClaim", LogValues.ref(name)).addKeyValue("reason", reason)
+        .addKeyValue("timeout", timeout).log();
     metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, reason));
     return Result.done();
   }
