@@ -327,11 +327,7 @@ public final class Converter {
       }
       String value = entry.getValue().asText();
       if (entry.getKey().equals("aws-ids") || entry.getKey().equals("aws::ids")) {
-        for (String id : value.split(",")) {
-          if (!id.isBlank()) {
-            ids.add(id.trim());
-          }
-        }
+        ids.addAll(commaList(value));
       } else {
         tags.put(entry.getKey(), value);
       }
@@ -360,21 +356,9 @@ public final class Converter {
       Map.Entry<String, JsonNode> entry = it.next();
       String value = entry.getValue().asText();
       switch (entry.getKey()) {
-        case "aws::ids", "aws-ids" -> {
-          for (String id : value.split(",")) {
-            if (!id.isBlank()) {
-              ids.add(id.trim());
-            }
-          }
-        }
+        case "aws::ids", "aws-ids" -> ids.addAll(commaList(value));
         case "aws::name" -> name = value;
-        case "aws::owners" -> {
-          for (String owner : value.split(",")) {
-            if (!owner.isBlank()) {
-              owners.add(owner.trim());
-            }
-          }
-        }
+        case "aws::owners" -> owners.addAll(commaList(value));
         default -> tags.put(entry.getKey(), value);
       }
     }
@@ -628,6 +612,11 @@ public final class Converter {
     }
     ordered.setAll(node); // keeps the position of fields already set
     return ordered;
+  }
+
+  /** v1alpha1 selectors list ids and owners comma-separated. */
+  private static List<String> commaList(String value) {
+    return java.util.Arrays.stream(value.split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
   }
 
   private static String seconds(long seconds) {
