@@ -23,6 +23,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sh.karpenter.api.v1.GoDuration;
+import sh.karpenter.cli.logging.ZapEncoder;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.ControllerClient;
@@ -173,6 +174,10 @@ public final class ControllerCommand implements Callable<Integer> {
       description = "debug, info or error. Default: ${DEFAULT-VALUE}.")
   String logLevel;
 
+  @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "${env:LOG_FORMAT:-json}",
+      description = "json (upstream's zap JSON lines) or text (zap's console layout, for a terminal). Default: ${DEFAULT-VALUE}.")
+  String logFormat;
+
   @Option(names = "--metrics-port", defaultValue = "${env:METRICS_PORT:-8080}",
       description = "Port of /metrics (0: any free port, -1: off). Default: ${DEFAULT-VALUE}.")
   int metricsPort;
@@ -220,6 +225,7 @@ public final class ControllerCommand implements Callable<Integer> {
     try {
       options = options();
       level = logLevel(logLevel);
+      ZapEncoder.parseFormat(logFormat);
       if (!cloudProvider.equals("kwok") && !cloudProvider.equals("aws")) {
         throw new IllegalArgumentException("--cloud-provider: unknown provider \"" + cloudProvider + "\" (supported: kwok, aws)");
       }
@@ -246,7 +252,7 @@ public final class ControllerCommand implements Callable<Integer> {
       err.flush();
       return BAD_INPUT;
     }
-    configureLogging(level);
+    configureLogging(level, logFormat);
     if (!aws.interruptionQueue.isBlank()) {
       LOG.warn("--interruption-queue {}: interruption handling is not built yet; the queue is not read", aws.interruptionQueue);
     }
@@ -388,14 +394,20 @@ public final class ControllerCommand implements Callable<Integer> {
     };
   }
 
-  /** Switches logback to JSON lines at the requested level, and routes java.util.logging through it. */
-  static void configureLogging(String level) {
+  /**
+   * Switches logback to upstream-shaped lines ({@link ZapEncoder}) in the requested format and level,
+   * and routes java.util.logging through it.
+   */
+  static void configureLogging(String level, String format) {
     String normalized = logLevel(level);
+    ZapEncoder.parseFormat(format);
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
       return;
     }
     context.reset();
     context.putProperty("KARPENTER_LOG_LEVEL", normalized);
+    context.putProperty("KARPENTER_LOG_FORMAT", format.trim().toLowerCase(Locale.ROOT));
+    context.putProperty("KARPENTER_LOG_CALLER", String.valueOf(normalized.equals("DEBUG")));
     JoranConfigurator configurator = new JoranConfigurator();
     configurator.setContext(context);
     try {

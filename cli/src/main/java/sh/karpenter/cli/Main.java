@@ -2,6 +2,7 @@ package sh.karpenter.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import sh.karpenter.cli.convert.ConvertCommand;
 
 /** Entry point of the {@code karpenter} command. Subcommands are registered in {@link #commandLine()}. */
 @Command(
@@ -9,7 +10,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Just-in-time node autoscaler for Kubernetes (a Java implementation of Karpenter).",
-    subcommands = {VersionCommand.class, PlanCommand.class, ControllerCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {VersionCommand.class, PlanCommand.class, ControllerCommand.class, ConvertCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

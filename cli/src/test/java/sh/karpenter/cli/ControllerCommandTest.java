@@ -65,6 +65,9 @@ class ControllerCommandTest {
     assertThat(run("controller", "--batch-idle-duration=20s", "--batch-max-duration=10s"))
         .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
         .satisfies(r -> assertThat(r.err()).contains("--batch-max-duration"));
+    assertThat(run("controller", "--log-format", "xml"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--log-format: expected json or text, got \"xml\""));
     assertThat(run("controller", "--instance-types-file-path", "/does/not/exist.json"))
         .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
         .satisfies(r -> assertThat(r.err()).contains("/does/not/exist.json"));

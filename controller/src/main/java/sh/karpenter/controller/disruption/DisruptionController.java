@@ -21,6 +21,7 @@ import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
@@ -146,7 +147,8 @@ public final class DisruptionController {
         if (validation.valid()) {
           queue.start(command);
         } else {
-          LOG.info("abandoning a {} command after validation: {}", command.method().label(), validation.reason());
+          LOG.atInfo().setMessage("abandoning a disruption command after validation").addKeyValue("method", command.method().label())
+              .addKeyValue("reason", validation.reason()).log();
           metrics.disruption().failedValidation(command.method().consolidationType());
         }
       }
@@ -210,7 +212,8 @@ public final class DisruptionController {
       }
     }
     if (!decision.isEmpty()) {
-      LOG.info("disruption decided method={} commands={}", decision.method().label(), decision.commands().size());
+      LOG.atInfo().setMessage("disruption decided").addKeyValue("method", decision.method().label())
+          .addKeyValue("commands", decision.commands().size()).log();
     }
     return decision;
   }
@@ -233,10 +236,12 @@ public final class DisruptionController {
         continue;
       }
       try {
-        LOG.info("removing a stale disruption mark from node {} (nodeclaim {})", node.name(), claim.getMetadata().getName());
+        LOG.atInfo().setMessage("removing a stale disruption mark").addKeyValue("Node", LogValues.ref(node.name()))
+            .addKeyValue("NodeClaim", LogValues.ref(claim.getMetadata().getName())).log();
         actions.unmarkDisrupted(node.name(), claim.getMetadata().getName());
       } catch (RuntimeException e) {
-        LOG.warn("removing the stale disruption mark of node {} failed: {}", node.name(), e.toString());
+        LOG.atWarn().setMessage("removing a stale disruption mark failed").addKeyValue("Node", LogValues.ref(node.name()))
+            .addKeyValue("error", e.toString()).log();
       }
     }
   }

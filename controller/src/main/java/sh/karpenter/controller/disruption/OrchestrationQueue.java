@@ -19,6 +19,7 @@ import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
@@ -137,13 +138,16 @@ public final class OrchestrationQueue {
   public synchronized boolean start(Command command) {
     for (Candidate candidate : command.candidates()) {
       if (holds(candidate.nodeClaimName())) {
-        LOG.info("not starting a {} command: candidate {} is already being disrupted", command.method().label(), candidate.nodeClaimName());
+        LOG.atInfo().setMessage("not starting a disruption command: a candidate is already being disrupted")
+            .addKeyValue("method", command.method().label()).addKeyValue("NodeClaim", LogValues.ref(candidate.nodeClaimName())).log();
         return false;
       }
     }
-    LOG.info("disrupting node(s) method={} decision={} reason={} candidates={} replacements={} savings={}",
-        command.method().label(), command.decision(), command.reason().metricLabel(),
-        command.candidates().stream().map(Candidate::nodeClaimName).toList(), command.replacements().size(), command.savings());
+    LOG.atInfo().setMessage("disrupting node(s)").addKeyValue("method", command.method().label()).addKeyValue("decision", command.decision())
+        .addKeyValue("reason", command.reason().metricLabel())
+        .addKeyValue("disrupted-node-count", command.candidates().size())
+        .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
+        .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
 
     List<Target> marked = new ArrayList<>();
     boolean markingFailed = false;
@@ -257,8 +261,9 @@ public final class OrchestrationQueue {
     if (waiting) {
       return waitOrTimeOut(execution, now, timeout);
     }
-    LOG.info("disruption command succeeded method={} candidates={} replacements={}", command.method().label(),
-        execution.targets.stream().map(Target::nodeClaimName).toList(), execution.replacements);
+    LOG.atInfo().setMessage("disruption command succeeded").addKeyValue("method", command.method().label())
+        .addKeyValue("NodeClaims", execution.targets.stream().map(t -> LogValues.ref(t.nodeClaimName())).toList())
+        .addKeyValue("replacements", execution.replacements).log();
     return Outcome.DONE;
   }
 
@@ -286,8 +291,8 @@ public final class OrchestrationQueue {
 
   /** Undoes a command for these candidates: taint and condition removed, mark lifted, failure counted. */
   private void rollBack(Command command, List<Target> targets, String why) {
-    LOG.warn("disruption command failed, rolling back method={} candidates={}: {}", command.method().label(),
-        targets.stream().map(Target::nodeClaimName).toList(), why);
+    LOG.atWarn().setMessage("disruption command failed, rolling back").addKeyValue("method", command.method().label())
+        .addKeyValue("NodeClaims", targets.stream().map(t -> LogValues.ref(t.nodeClaimName())).toList()).addKeyValue("error", why).log();
     for (Target target : targets) {
       try {
         actions.unmarkDisrupted(target.nodeName(), target.nodeClaimName());

@@ -22,6 +22,7 @@ import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.Errors;
 import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TokenBucket;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
@@ -147,17 +148,18 @@ public final class Provisioner {
     try {
       result = new Scheduler(cluster.schedulingInput(options.scheduler())).solve();
     } catch (RuntimeException e) {
-      LOG.error("scheduling simulation failed for {} pending pods", cluster.pendingPods().size(), e);
+      LOG.atError().setMessage("scheduling simulation failed").addKeyValue("pending-pods", cluster.pendingPods().size()).setCause(e).log();
       return new Pass(List.of(), List.of(), Map.of(), List.of(), rejected);
     } finally {
       metrics.schedulingDuration(NAME, Duration.between(start, clock.instant()));
     }
     if (result.newNodeClaims().isEmpty()) {
-      LOG.debug("computed scheduling decision pods={} existingNodes={} unschedulable={}",
-          cluster.pendingPods().size(), result.existingNodePlacements().size(), result.unschedulable().size());
+      LOG.atDebug().setMessage("computed scheduling decision for provisionable pod(s)").addKeyValue("pods", cluster.pendingPods().size())
+          .addKeyValue("existing-nodes", result.existingNodePlacements().size()).addKeyValue("unschedulable-pods", result.unschedulable().size()).log();
     } else {
-      LOG.info("computed new nodeclaim(s) to fit pod(s) pods={} newNodeClaims={} existingNodes={} unschedulable={}",
-          cluster.pendingPods().size(), result.newNodeClaims().size(), result.existingNodePlacements().size(), result.unschedulable().size());
+      LOG.atInfo().setMessage("computed new nodeclaim(s) to fit pod(s)").addKeyValue("pods", cluster.pendingPods().size())
+          .addKeyValue("nodeclaims", result.newNodeClaims().size()).addKeyValue("existing-nodes", result.existingNodePlacements().size())
+          .addKeyValue("unschedulable-pods", result.unschedulable().size()).log();
     }
 
     List<NodeClaim> created = new ArrayList<>();
@@ -241,20 +243,22 @@ public final class Provisioner {
   private NodeClaim createOne(StateSnapshot snapshot, PlannedNodeClaim plan, Map<String, Resources> usage) {
     NodePool pool = snapshot.nodePools().get(plan.nodePoolName());
     if (pool == null) {
-      LOG.warn("not creating a NodeClaim for {} pods: NodePool {} is gone", plan.pods().size(), plan.nodePoolName());
+      LOG.atWarn().setMessage("not creating a NodeClaim: its NodePool is gone").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).log();
       return null;
     }
     String exceeded = exceededLimit(pool, usage.getOrDefault(plan.nodePoolName(), Resources.EMPTY));
     if (exceeded != null) {
-      LOG.warn("not creating a NodeClaim for {} pods: NodePool {} {}", plan.pods().size(), plan.nodePoolName(), exceeded);
+      LOG.atWarn().setMessage("not creating a NodeClaim: NodePool " + exceeded).addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).log();
       return null;
     }
     try {
       NodeClaim claim = NodeClaimFactory.create(plan, pool);
       NodeClaim created = client.resources(NodeClaim.class).resource(claim).create();
-      LOG.info("created nodeclaim nodeClaim={} nodePool={} requests={} instanceTypes={} pods={}",
-          created.getMetadata().getName(), plan.nodePoolName(), plan.requests().toQuantities(),
-          describeTypes(plan), plan.pods().size());
+      LOG.atInfo().setMessage("created nodeclaim").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("NodeClaim", LogValues.ref(created.getMetadata().getName())).addKeyValue("requests", plan.requests().toQuantities())
+          .addKeyValue("instance-types", describeTypes(plan)).addKeyValue("pods", plan.pods().size()).log();
       // Nominated as soon as the NodeClaim exists (upstream maps pods to it right after Create), so a
       // launch that fails at once already knows which pods to tell.
       for (sh.karpenter.core.pod.Pod pod : plan.pods()) {
@@ -262,8 +266,9 @@ public final class Provisioner {
       }
       return created;
     } catch (RuntimeException e) {
-      LOG.error("creating a NodeClaim of NodePool {} for {} pods failed (the pods are tried again in the next batch): {}",
-          plan.nodePoolName(), plan.pods().size(), Errors.describe(e));
+      // the pods stay pending and are tried again in the next batch
+      LOG.atError().setMessage("creating nodeclaim failed").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
+          .addKeyValue("pods", plan.pods().size()).addKeyValue("error", Errors.describe(e)).log();
       return null;
     }
   }

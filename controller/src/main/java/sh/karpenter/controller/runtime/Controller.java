@@ -107,7 +107,7 @@ public final class Controller<K> implements AutoCloseable {
         threads.add(Thread.ofVirtual().name(name + "-worker-" + i).start(this::work));
       }
     }
-    LOG.info("controller started controller={} workers={}", name, workers);
+    LOG.atInfo().setMessage("Starting workers").addKeyValue("controller", name).addKeyValue("worker count", workers).log();
   }
 
   private void work() {
@@ -128,6 +128,7 @@ public final class Controller<K> implements AutoCloseable {
   private void reconcile(K key) {
     Instant start = clock.instant();
     Throwable error = null;
+    org.slf4j.MDC.put("controller", name); // every line logged while reconciling names its controller, as upstream's do
     try {
       Result result = reconciler.reconcile(key);
       if (result != null && result.requeue() && result.requeueAfter().compareTo(Duration.ZERO) > 0) {
@@ -143,15 +144,16 @@ public final class Controller<K> implements AutoCloseable {
       if (t instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      LOG.error("reconciler error controller={} key={}", name, key, t);
+      LOG.atError().setMessage("Reconciler error").addKeyValue("controller", name).addKeyValue("key", String.valueOf(key)).setCause(t).log();
       queue.addRateLimited(key);
     } finally {
       queue.done(key);
+      org.slf4j.MDC.remove("controller");
     }
     try {
       observer.reconciled(name, Duration.between(start, clock.instant()), error);
     } catch (RuntimeException e) {
-      LOG.warn("reconcile observer failed controller={}", name, e);
+      LOG.atWarn().setMessage("reconcile observer failed").addKeyValue("controller", name).setCause(e).log();
     }
   }
 
@@ -186,7 +188,7 @@ public final class Controller<K> implements AutoCloseable {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    LOG.info("controller stopped controller={}", name);
+    LOG.atInfo().setMessage("All workers finished").addKeyValue("controller", name).log();
   }
 
   /**

@@ -81,7 +81,7 @@ public final class SingletonLoop implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    LOG.info("singleton started controller={}", name);
+    LOG.atInfo().setMessage("Starting workers").addKeyValue("controller", name).addKeyValue("worker count", 1).log();
   }
 
   /** Wakes the loop now if it is waiting, or makes it run again straight after the current run. */
@@ -122,6 +122,7 @@ public final class SingletonLoop implements AutoCloseable {
     Instant start = clock.instant();
     Throwable error = null;
     Duration delay;
+    org.slf4j.MDC.put("controller", name);
     try {
       Result result = body.call();
       backoff.forget(name);
@@ -133,14 +134,16 @@ public final class SingletonLoop implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       delay = backoff.when(name);
-      LOG.error("singleton error controller={} retryIn={}", name, delay, t);
+      LOG.atError().setMessage("Reconciler error").addKeyValue("controller", name).addKeyValue("retry-in", delay).setCause(t).log();
+    } finally {
+      org.slf4j.MDC.remove("controller");
     }
     lastDelay = delay;
     runs++;
     try {
       observer.reconciled(name, Duration.between(start, clock.instant()), error);
     } catch (RuntimeException e) {
-      LOG.warn("reconcile observer failed controller={}", name, e);
+      LOG.atWarn().setMessage("reconcile observer failed").addKeyValue("controller", name).setCause(e).log();
     }
     return delay;
   }
@@ -201,6 +204,6 @@ public final class SingletonLoop implements AutoCloseable {
       running.interrupt();
       Thread.currentThread().interrupt();
     }
-    LOG.info("singleton stopped controller={}", name);
+    LOG.atInfo().setMessage("All workers finished").addKeyValue("controller", name).log();
   }
 }

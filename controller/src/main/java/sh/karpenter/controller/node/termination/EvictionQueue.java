@@ -24,6 +24,7 @@ import sh.karpenter.controller.runtime.Controller;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.ExponentialFailureRateLimiter;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.MaxOfRateLimiter;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.RateLimiter;
@@ -126,7 +127,7 @@ public final class EvictionQueue implements Reconciler<String> {
     }
     switch (code) {
       case OK -> {
-        LOG.info("evicted pod {}", podKey);
+        LOG.atInfo().setMessage("evicted pod").addKeyValue("Pod", LogValues.pod(String.valueOf(podKey))).log();
         String reason = disruptionReason(pod);
         metrics.disruption().podDrained(reason);
         events.normal(pod, "Evicted", "Evicted pod");
@@ -159,7 +160,8 @@ public final class EvictionQueue implements Reconciler<String> {
           : TOO_MANY_REQUESTS; // fabric8 answers false exactly on 429
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404 && e.getCode() != 409) {
-        LOG.warn("evicting pod {}: {}", Pods.key(pod), e.getMessage());
+        LOG.atWarn().setMessage("evicting pod failed").addKeyValue("Pod", LogValues.pod(Pods.key(pod)))
+            .addKeyValue("error", String.valueOf(e.getMessage())).log();
       }
       return e.getCode();
     }

@@ -30,6 +30,7 @@ import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
@@ -149,13 +150,15 @@ public final class NodeTermination implements Reconciler<String> {
     // 1. The NodeClaim goes with its Node.
     for (NodeClaim nodeClaim : nodeClaims) {
       if (!Metadata.deleting(nodeClaim)) {
-        LOG.info("node {}: deleting nodeclaim {}", name, nodeClaim.getMetadata().getName());
+        LOG.atInfo().setMessage("deleting nodeclaim").addKeyValue("Node", LogValues.ref(name))
+            .addKeyValue("NodeClaim", LogValues.ref(nodeClaim.getMetadata().getName())).log();
         OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()), null);
       }
     }
     // 2. Nothing to drain on a Node whose instance is gone.
     if (!Metadata.ready(node) && !providerId.isEmpty() && cloudProvider.get(providerId).isEmpty()) {
-      LOG.info("node {}: instance {} is gone, skipping the drain", name, providerId);
+      LOG.atInfo().setMessage("instance is gone, skipping the drain").addKeyValue("Node", LogValues.ref(name))
+          .addKeyValue("provider-id", providerId).log();
       return removeFinalizer(node);
     }
     NodeClaim nodeClaim = nodeClaims.isEmpty() ? null : nodeClaims.getFirst();
@@ -230,7 +233,7 @@ public final class NodeTermination implements Reconciler<String> {
       return new Drain(Result.requeueAfter(left), null);
     }
     nodeClaim = setCondition(nodeClaim, DRAINED, Conditions.TRUE, DRAINED, "");
-    LOG.info("drained node {}", name);
+    LOG.atInfo().setMessage("drained node").addKeyValue("Node", LogValues.ref(name)).log();
     metrics.disruption().nodeDrained(nodePool(node));
     return new Drain(null, nodeClaim);
   }
@@ -249,7 +252,8 @@ public final class NodeTermination implements Reconciler<String> {
       }
       return;
     }
-    LOG.info("deleted pod {} with {}s grace to meet the node's termination time {}", Pods.key(pod), deletion.gracePeriodSeconds(), deadline);
+    LOG.atInfo().setMessage("deleted pod to meet the node's termination time").addKeyValue("Pod", LogValues.pod(Pods.key(pod)))
+        .addKeyValue("grace-period-seconds", deletion.gracePeriodSeconds()).addKeyValue("termination-time", String.valueOf(deadline)).log();
     metrics.disruption().podDrained(disruptionReason(nodeClaim));
   }
 
@@ -269,8 +273,8 @@ public final class NodeTermination implements Reconciler<String> {
       events.warning(node, "TerminationGracePeriodExpiring", "All pods will be deleted by " + deadline);
       return deadline;
     } catch (DateTimeParseException e) {
-      LOG.error("node {}: unreadable {} {} on nodeclaim {}", node.getMetadata().getName(), Annotations.NODE_CLAIM_TERMINATION_TIMESTAMP,
-          value, nodeClaim.getMetadata().getName());
+      LOG.atError().setMessage("unreadable " + Annotations.NODE_CLAIM_TERMINATION_TIMESTAMP).addKeyValue("Node", LogValues.ref(node.getMetadata().getName()))
+          .addKeyValue("NodeClaim", LogValues.ref(nodeClaim.getMetadata().getName())).addKeyValue("value", value).log();
       return null;
     }
   }
@@ -294,7 +298,8 @@ public final class NodeTermination implements Reconciler<String> {
     patch.put("spec", Map.of("taints", updated));
     Node written = OptimisticWrites.mergePatch(client.nodes().withName(node.getMetadata().getName()), client.getKubernetesSerialization(),
         node.getMetadata().getResourceVersion(), patch);
-    LOG.info("tainted node {} {}:{}", node.getMetadata().getName(), Pods.DISRUPTED.key(), Pods.DISRUPTED.effect());
+    LOG.atInfo().setMessage("tainted node").addKeyValue("Node", LogValues.ref(node.getMetadata().getName()))
+        .addKeyValue("taint", Pods.DISRUPTED.key() + ":" + Pods.DISRUPTED.effect()).log();
     return written;
   }
 
@@ -327,7 +332,7 @@ public final class NodeTermination implements Reconciler<String> {
     if (!removed) {
       return Result.done();
     }
-    LOG.info("deleted node {}", node.getMetadata().getName());
+    LOG.atInfo().setMessage("deleted node").addKeyValue("Node", LogValues.ref(node.getMetadata().getName())).log();
     Instant now = clock.instant();
     String nodePool = nodePool(node);
     metrics.nodeTerminated(nodePool);

@@ -19,6 +19,7 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
@@ -71,7 +72,8 @@ final class Finalization {
       List<Node> nodes = nodes(nodeClaim);
       for (Node node : nodes) {
         if (!Metadata.deleting(node)) {
-          LOG.info("nodeclaim {}: deleting node {}", name, node.getMetadata().getName());
+          LOG.atInfo().setMessage("deleting node").addKeyValue("NodeClaim", LogValues.ref(name))
+              .addKeyValue("Node", LogValues.ref(node.getMetadata().getName())).log();
           delete(node);
         }
       }
@@ -110,7 +112,7 @@ final class Finalization {
       }
     }
     cache.remove(nodeClaim.getMetadata().getUid());
-    LOG.info("deleted nodeclaim {}", name);
+    LOG.atInfo().setMessage("deleted nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name)).log();
     metrics.nodeClaimTerminated(NodeClaims.nodePool(nodeClaim), NodeClaims.capacityType(nodeClaim));
     return Result.done();
   }

@@ -19,6 +19,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
@@ -93,8 +94,9 @@ final class Initialization implements Step {
     state.setCondition(INITIALIZED, Conditions.TRUE, INITIALIZED, "");
     String name = nodeClaim.getMetadata().getName();
     Node initialized = node;
-    state.afterWrite(() -> LOG.info("initialized nodeclaim {} node={} allocatable={}", name, initialized.getMetadata().getName(),
-        initialized.getStatus() == null ? null : initialized.getStatus().getAllocatable()));
+    state.afterWrite(() -> LOG.atInfo().setMessage("initialized nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
+        .addKeyValue("Node", LogValues.ref(initialized.getMetadata().getName()))
+        .addKeyValue("allocatable", initialized.getStatus() == null ? null : initialized.getStatus().getAllocatable()).log());
     return Result.done();
   }
 

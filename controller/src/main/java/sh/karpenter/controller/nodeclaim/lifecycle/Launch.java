@@ -20,6 +20,7 @@ import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.runtime.EventRecorder;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.TokenBucket;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
@@ -98,7 +99,8 @@ final class Launch implements Step {
         request = LaunchRequests.from(nodeClaim);
       } catch (IllegalArgumentException e) {
         // Retrying cannot help: the liveness timeout deletes the NodeClaim.
-        LOG.warn("nodeclaim {} cannot be launched: {}", name, e.getMessage());
+        LOG.atWarn().setMessage("nodeclaim cannot be launched").addKeyValue("NodeClaim", LogValues.ref(name))
+            .addKeyValue("error", String.valueOf(e.getMessage())).log();
         state.setCondition(LAUNCHED, Conditions.UNKNOWN, INVALID_NODE_CLAIM, StatusConditions.truncate(e.getMessage()));
         return Result.done();
       }
@@ -123,8 +125,10 @@ final class Launch implements Step {
       }
       cache.put(nodeClaim.getMetadata().getUid(), instance);
       Instance launched = instance;
-      state.afterWrite(() -> LOG.info("launched nodeclaim {} provider-id={} instance-type={} zone={} capacity-type={} allocatable={}",
-          name, launched.providerId(), launched.instanceType(), launched.zone(), launched.capacityType(), launched.allocatable()));
+      state.afterWrite(() -> LOG.atInfo().setMessage("launched nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
+          .addKeyValue("provider-id", launched.providerId()).addKeyValue("instance-type", launched.instanceType())
+          .addKeyValue("zone", launched.zone()).addKeyValue("capacity-type", launched.capacityType())
+          .addKeyValue("allocatable", launched.allocatable().toQuantities()).log());
     }
     populate(nodeClaim, instance);
     state.setCondition(LAUNCHED, Conditions.TRUE, LAUNCHED, "");
@@ -135,7 +139,8 @@ final class Launch implements Step {
   private void giveUp(LifecycleState state, RuntimeException error, String eventReason, String metricReason) {
     NodeClaim nodeClaim = state.nodeClaim();
     String name = nodeClaim.getMetadata().getName();
-    LOG.error("failed launching nodeclaim {}: {}", name, error.getMessage());
+    LOG.atError().setMessage("failed launching nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
+        .addKeyValue("error", String.valueOf(error.getMessage())).log();
     events.warning(nodeClaim, eventReason, "NodeClaim " + name + " event: " + StatusConditions.truncate(error.getMessage()));
     // Locked to the version the decision was made on: a stale cache must not delete (and count) twice.
     // A conflict propagates, and the reconcile starts over from a fresh copy.

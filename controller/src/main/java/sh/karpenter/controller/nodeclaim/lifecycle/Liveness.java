@@ -13,6 +13,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 
@@ -62,7 +63,8 @@ final class Liveness implements Step {
     // A conflict propagates, and the reconcile starts over from a fresh copy.
     OptimisticWrites.deleteAt(client.resources(NodeClaim.class).withName(name), nodeClaim.getMetadata().getResourceVersion());
     state.markDeleted();
-    LOG.info("deleting nodeclaim {}: {} after {}", name, reason, timeout);
+    LOG.atInfo().setMessage("terminating due to timeout").addKeyValue("NodeClaim", LogValues.ref(name)).addKeyValue("reason", reason)
+        .addKeyValue("timeout", timeout).log();
     metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, reason));
     return Result.done();
   }

@@ -20,6 +20,7 @@ import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.NodeClaims;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
@@ -73,8 +74,8 @@ final class Registration implements Step {
     Node node = nodes.getFirst();
     String name = nodeClaim.getMetadata().getName();
     if (!isRegistered(node) && !TaintSync.hasUnregisteredTaint(node)) {
-      LOG.error("nodeclaim {}: node {} lacks the {} taint that prevents registration-related races",
-          name, node.getMetadata().getName(), TaintKeys.UNREGISTERED);
+      LOG.atError().setMessage("node lacks the " + TaintKeys.UNREGISTERED + " taint that prevents registration-related races")
+          .addKeyValue("NodeClaim", LogValues.ref(name)).addKeyValue("Node", LogValues.ref(node.getMetadata().getName())).log();
       events.warning(nodeClaim, UNREGISTERED_TAINT_MISSING, "Missing " + TaintKeys.UNREGISTERED
           + " taint which prevents registration related race conditions on Karpenter-managed nodes");
     }
@@ -94,7 +95,8 @@ final class Registration implements Step {
     state.setCondition(REGISTERED, Conditions.TRUE, REGISTERED, "");
     String nodePool = NodeClaims.nodePool(nodeClaim);
     state.afterWrite(() -> {
-      LOG.info("registered nodeclaim {} node={}", name, synced.getMetadata().getName());
+      LOG.atInfo().setMessage("registered nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
+          .addKeyValue("Node", LogValues.ref(synced.getMetadata().getName())).log();
       metrics.nodeCreated(nodePool);
     });
     return Result.done();
