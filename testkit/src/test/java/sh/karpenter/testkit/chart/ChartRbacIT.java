@@ -30,7 +30,6 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.operator.Operator;
@@ -41,6 +40,7 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.InProcessOperators;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
 import sh.karpenter.testkit.fixtures.TestObjects;
 
 /**
@@ -184,21 +184,12 @@ class ChartRbacIT {
 
     InstanceTypeCatalog catalog = InstanceTypeCatalog.aws();
     TestObjects.createNodeClass(client);
-    client.resources(NodePool.class).resource(TestObjects.yaml(client, NodePool.class, """
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 5s, budgets: [{nodes: "100%"}]}
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
-              expireAfter: Never
-              requirements:
-                - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-                - {key: kubernetes.io/os, operator: In, values: [linux]}
-                - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        """)).create();
+    NodePoolYaml.named("default").expireAfter("Never")
+        .disruption("{consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 5s, budgets: [{nodes: \"100%\"}]}")
+        .requirementIn("karpenter.sh/capacity-type", "on-demand")
+        .requirementIn("kubernetes.io/os", "linux")
+        .requirementIn("kubernetes.io/arch", "amd64")
+        .create(client);
     // Leader election on, in the release namespace, as the chart's Deployment runs it; events written for real.
     Options options = InProcessOperators.options().withLeaderElection(true, "karpenter-leader-election", namespace);
     KwokCloudProvider provider = operators.provider(asServiceAccount, catalog);
