@@ -90,6 +90,14 @@ public final class ControlPlane {
     return runDir.resolve("kubeconfig");
   }
 
+  /**
+   * The API server's audit log: one JSON line per request made with a ServiceAccount token (the audit
+   * policy of {@code scripts/control-plane up}; requests of the admin user are not logged).
+   */
+  public Path auditLog() {
+    return runDir.resolve("logs/audit.jsonl");
+  }
+
   /** The last lines of each component's log, for failure reports. */
   public String logTails() {
     StringBuilder report = new StringBuilder("control plane logs in ").append(runDir.resolve("logs")).append('\n');

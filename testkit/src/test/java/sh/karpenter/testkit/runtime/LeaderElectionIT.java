@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.controller.runtime.LeaderElection;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 
 @ControlPlaneTest
@@ -96,14 +97,15 @@ class LeaderElectionIT {
     first.start();
     await().atMost(WAIT).until(first::isLeader);
 
-    // Another holder takes the Lease over behind our back (as after a long GC pause).
-    client.resources(Lease.class).withName(LeaderElection.DEFAULT_NAME).edit(lease -> new LeaseBuilder(lease)
+    // Another holder takes the Lease over behind our back (as after a long GC pause). The edit reads the
+    // Lease and writes it at that version, so a renewal in between is a 409: read again and retry.
+    OptimisticWrites.retryOnConflict(() -> client.resources(Lease.class).withName(LeaderElection.DEFAULT_NAME).edit(lease -> new LeaseBuilder(lease)
         .editSpec()
           .withHolderIdentity("intruder")
           .withRenewTime(ZonedDateTime.now(ZoneOffset.UTC))
           .withLeaseDurationSeconds(3600)
         .endSpec()
-        .build());
+        .build()));
 
     await().atMost(WAIT).until(() -> !first.isLeader());
     await().atMost(WAIT).until(() -> firstStopped.get() == 1);

@@ -145,6 +145,14 @@ class ScriptFailureTest {
   }
 
   @Test
+  void helmBeforeEnsureSaysToRunEnsure() {
+    Result result = run(List.of("scripts/control-plane", "helm"), Map.of(), pathWithoutGo());
+    assertThat(result.status()).isEqualTo(1);
+    assertThat(result.output()).contains("ERROR: helm is not built (no " + cache.resolve("helm/3.22.0/.built") + "): run '")
+        .contains("ensure' first");
+  }
+
+  @Test
   void ensureThatCannotDownloadKubernetesSaysSo() {
     Result result = run(List.of("scripts/control-plane", "ensure"), Map.of(), pathWithoutGo());
     assertThat(result.status()).isNotZero();
