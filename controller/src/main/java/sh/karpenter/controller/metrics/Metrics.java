@@ -228,6 +228,19 @@ public class Metrics {
     disruption = new DisruptionMetrics(null);
   }
 
+  /**
+   * The registry these families live in, for a cloud provider's own families (the AWS interruption
+   * counters) so that one {@link #scrape()} serves them too; empty for {@link #noop()}.
+   */
+  public java.util.Optional<CollectorRegistry> registry() {
+    return java.util.Optional.ofNullable(registry);
+  }
+
+  /** Upstream's {@code metrics.DurationBuckets()}, for a cloud provider's duration histograms. */
+  public static double[] durationBuckets() {
+    return DURATION_BUCKETS.clone();
+  }
+
   /** A registry-free instance for tests that do not look at metrics. */
   public static Metrics noop() {
     return new Metrics();
