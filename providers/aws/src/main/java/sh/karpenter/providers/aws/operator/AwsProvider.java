@@ -122,11 +122,13 @@ public final class AwsProvider implements AutoCloseable {
   private final IamClient iam;
   private final SqsClient sqs; // null without an interruption queue
   private final CreateFleetBatcher batcher;
+  private final UnavailableOfferings unavailableOfferings;
   private final AwsCloudProvider cloudProvider;
   private final List<OperatorExtension> extensions;
 
-  private AwsProvider(Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs, CreateFleetBatcher batcher, AwsCloudProvider cloudProvider,
-      List<OperatorExtension> extensions) {
+  private AwsProvider(Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs, CreateFleetBatcher batcher,
+      UnavailableOfferings unavailableOfferings, AwsCloudProvider cloudProvider, List<OperatorExtension> extensions) {
+    this.unavailableOfferings = unavailableOfferings;
     this.ec2 = ec2;
     this.ssm = ssm;
     this.iam = iam;
@@ -204,7 +206,12 @@ public final class AwsProvider implements AutoCloseable {
           clock));
       LOG.info("AWS provider: interruption handling from the queue {}", settings.interruptionQueue().get());
     }
-    return new AwsProvider(ec2, ssm, iam, sqs, batcher, cloudProvider, List.copyOf(extensions));
+    return new AwsProvider(ec2, ssm, iam, sqs, batcher, unavailable, cloudProvider, List.copyOf(extensions));
+  }
+
+  /** The offerings marked unavailable (launch failures for lack of capacity, spot interruptions). */
+  public UnavailableOfferings unavailableOfferings() {
+    return unavailableOfferings;
   }
 
   public AwsCloudProvider cloudProvider() {
