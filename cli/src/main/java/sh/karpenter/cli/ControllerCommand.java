@@ -105,7 +105,7 @@ public final class ControllerCommand implements Callable<Integer> {
     int reservedEnis;
 
     @Option(names = "--interruption-queue", defaultValue = "${env:INTERRUPTION_QUEUE:-}",
-        description = "SQS queue of interruption events (not handled by this build yet; logged when set).")
+        description = "Name of the SQS queue of interruption events (spot interruptions, scheduled changes, state changes) to react to; none by default.")
     String interruptionQueue = "";
 
     @Option(names = "--subnet-refresh-interval", defaultValue = "${env:SUBNET_REFRESH_INTERVAL:-1m}", description = "Default: ${DEFAULT-VALUE}.")
@@ -126,7 +126,7 @@ public final class ControllerCommand implements Callable<Integer> {
       return new AwsProvider.Settings(clusterName, nonEmpty(clusterEndpoint), nonEmpty(clusterCaBundle), nonEmpty(serviceCidr),
           vmMemoryOverheadPercent, reservedEnis, ssmParameterPrefix,
           duration("--subnet-refresh-interval", subnetRefresh), duration("--security-group-refresh-interval", securityGroupRefresh),
-          duration("--ami-refresh-interval", amiRefresh));
+          duration("--ami-refresh-interval", amiRefresh)).withInterruptionQueue(interruptionQueue);
     }
 
     private static java.util.Optional<String> nonEmpty(String value) {
@@ -253,8 +253,8 @@ public final class ControllerCommand implements Callable<Integer> {
       return BAD_INPUT;
     }
     configureLogging(level, logFormat);
-    if (!aws.interruptionQueue.isBlank()) {
-      LOG.warn("--interruption-queue {}: interruption handling is not built yet; the queue is not read", aws.interruptionQueue);
+    if (!aws.interruptionQueue.isBlank() && awsSettings == null) {
+      LOG.warn("--interruption-queue {}: only the aws cloud provider reads an interruption queue; ignored", aws.interruptionQueue);
     }
     try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst).build()) {
       awaitApiServer(client, kube);

@@ -72,4 +72,14 @@ class ControllerCommandTest {
         .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
         .satisfies(r -> assertThat(r.err()).contains("/does/not/exist.json"));
   }
+
+  @Test
+  void theInterruptionQueueReachesTheAwsSettings() {
+    ControllerCommand command = new ControllerCommand();
+    new CommandLine(command).parseArgs("--cloud-provider", "aws", "--cluster-name", "c", "--interruption-queue", "karpenter-c");
+    assertThat(command.aws.settings().interruptionQueue()).contains("karpenter-c");
+    ControllerCommand without = new ControllerCommand();
+    new CommandLine(without).parseArgs("--cloud-provider", "aws", "--cluster-name", "c", "--interruption-queue", "");
+    assertThat(without.aws.settings().interruptionQueue()).isEmpty();
+  }
 }

@@ -236,6 +236,11 @@ public class Metrics {
     return java.util.Optional.ofNullable(registry);
   }
 
+  /** Upstream's {@code metrics.DurationBuckets()}, for a cloud provider's duration histograms. */
+  public static double[] durationBuckets() {
+    return DURATION_BUCKETS.clone();
+  }
+
   /** A registry-free instance for tests that do not look at metrics. */
   public static Metrics noop() {
     return new Metrics();

@@ -74,6 +74,15 @@ final class AwsE2EFixture implements AutoCloseable {
    */
   AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection) {
+    this(client, endpoint, ec2, ssm, iam, garbageCollection, "");
+  }
+
+  /**
+   * @param interruptionQueue the SQS queue the interruption controller reads (it must exist; long polls
+   *     of 1 s), or "" for none
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
+      InstanceGarbageCollection.Settings garbageCollection, String interruptionQueue) {
     this.client = client;
     this.ec2 = ec2;
     // the SDK's default credentials chain reads these system properties first
@@ -88,8 +97,10 @@ final class AwsE2EFixture implements AutoCloseable {
         "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
 
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
-        0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1));
-    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection);
+        0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1))
+        .withInterruptionQueue(interruptionQueue);
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection,
+        Duration.ofSeconds(1));
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
@@ -115,6 +126,11 @@ final class AwsE2EFixture implements AutoCloseable {
    * {@code spec.disruption} (flow-style YAML).
    */
   void createNodeClassAndPool(List<String> instanceTypes, String disruption) {
+    createNodeClassAndPool(instanceTypes, List.of("on-demand"), disruption);
+  }
+
+  /** {@link #createNodeClassAndPool(List, String)} with these capacity types. */
+  void createNodeClassAndPool(List<String> instanceTypes, List<String> capacityTypes, String disruption) {
     client.resource(TestNodeClasses.nodeClass("default", CLUSTER, "al2023@latest", ROLE)).create();
     org.awaitility.Awaitility.await().atMost(WAIT).until(() -> ready(client.resources(EC2NodeClass.class).withName("default").get()));
     client.resource(TestObjects.yaml(client, NodePool.class, """
@@ -127,9 +143,9 @@ final class AwsE2EFixture implements AutoCloseable {
               nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
               requirements:
               - {key: node.kubernetes.io/instance-type, operator: In, values: [%s]}
-              - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+              - {key: karpenter.sh/capacity-type, operator: In, values: [%s]}
           disruption: %s
-        """.formatted(String.join(", ", instanceTypes), disruption))).create();
+        """.formatted(String.join(", ", instanceTypes), String.join(", ", capacityTypes), disruption))).create();
   }
 
   static boolean ready(EC2NodeClass nodeClass) {

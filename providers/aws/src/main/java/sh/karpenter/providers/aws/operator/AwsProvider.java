@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +29,7 @@ import sh.karpenter.providers.aws.fleet.LaunchSubnets;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
+import sh.karpenter.providers.aws.interruption.InterruptionController;
 import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
 import sh.karpenter.providers.aws.launchtemplate.LaunchTemplateProvider;
 import sh.karpenter.providers.aws.metrics.CloudProviderMetrics;
@@ -37,18 +39,20 @@ import sh.karpenter.providers.aws.nodeclass.NodeClassSettings;
 import sh.karpenter.providers.aws.pricing.PricingProvider;
 import sh.karpenter.providers.aws.sdk.AwsSdk;
 import sh.karpenter.providers.aws.securitygroup.SecurityGroupProvider;
+import sh.karpenter.providers.aws.sqs.SqsProvider;
 import sh.karpenter.providers.aws.subnet.SubnetProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.iam.IamClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
  * The AWS provider assembled for the controller (upstream's {@code pkg/operator/operator.go}): SDK
  * clients, the caches and providers, the {@link AwsCloudProvider} and the Operator extensions that
- * add the EC2NodeClass controllers, the instance-type and pricing refresh loops and the leaked-instance
- * garbage collection. Build it with
+ * add the EC2NodeClass controllers, the instance-type and pricing refresh loops, the leaked-instance
+ * garbage collection and the interruption controller (with {@code --interruption-queue}). Build it with
  * {@link #create}, hand {@link #cloudProvider()} and {@link #extensions()} to the Operator, close it
  * after the Operator.
  */
@@ -70,6 +74,8 @@ public final class AwsProvider implements AutoCloseable {
    * @param subnetRefresh {@code --subnet-refresh-interval}
    * @param securityGroupRefresh {@code --security-group-refresh-interval}
    * @param amiRefresh {@code --ami-refresh-interval}
+   * @param interruptionQueue {@code --interruption-queue}: the SQS queue of interruption events, or empty
+   *     for no interruption handling (docs/behaviour/aws-interruption.md)
    */
   public record Settings(
       String clusterName,
@@ -81,8 +87,25 @@ public final class AwsProvider implements AutoCloseable {
       String ssmParameterPrefix,
       Duration subnetRefresh,
       Duration securityGroupRefresh,
-      Duration amiRefresh) {
+      Duration amiRefresh,
+      Optional<String> interruptionQueue) {
+    /** Without an interruption queue. */
+    public Settings(String clusterName, Optional<String> clusterEndpoint, Optional<String> clusterCaBundle, Optional<String> serviceCidr,
+        double vmMemoryOverheadPercent, int reservedEnis, String ssmParameterPrefix, Duration subnetRefresh, Duration securityGroupRefresh,
+        Duration amiRefresh) {
+      this(clusterName, clusterEndpoint, clusterCaBundle, serviceCidr, vmMemoryOverheadPercent, reservedEnis, ssmParameterPrefix,
+          subnetRefresh, securityGroupRefresh, amiRefresh, Optional.empty());
+    }
+
+    /** These settings reading interruption events from the queue {@code queueName} (none when blank). */
+    public Settings withInterruptionQueue(String queueName) {
+      return new Settings(clusterName, clusterEndpoint, clusterCaBundle, serviceCidr, vmMemoryOverheadPercent, reservedEnis,
+          ssmParameterPrefix, subnetRefresh, securityGroupRefresh, amiRefresh,
+          queueName == null || queueName.isBlank() ? Optional.empty() : Optional.of(queueName.strip()));
+    }
+
     public Settings {
+      interruptionQueue = interruptionQueue == null ? Optional.empty() : interruptionQueue.filter(q -> !q.isBlank());
       if (clusterName == null || clusterName.isBlank()) {
         throw new IllegalArgumentException("--cluster-name: required with --cloud-provider aws (the cluster's name for discovery and tags)");
       }
@@ -98,15 +121,19 @@ public final class AwsProvider implements AutoCloseable {
   private final Ec2Client ec2;
   private final SsmClient ssm;
   private final IamClient iam;
+  private final SqsClient sqs; // null without an interruption queue
   private final CreateFleetBatcher batcher;
+  private final UnavailableOfferings unavailableOfferings;
   private final AwsCloudProvider cloudProvider;
   private final List<OperatorExtension> extensions;
 
-  private AwsProvider(Ec2Client ec2, SsmClient ssm, IamClient iam, CreateFleetBatcher batcher, AwsCloudProvider cloudProvider,
-      List<OperatorExtension> extensions) {
+  private AwsProvider(Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs, CreateFleetBatcher batcher,
+      UnavailableOfferings unavailableOfferings, AwsCloudProvider cloudProvider, List<OperatorExtension> extensions) {
+    this.unavailableOfferings = unavailableOfferings;
     this.ec2 = ec2;
     this.ssm = ssm;
     this.iam = iam;
+    this.sqs = sqs;
     this.batcher = batcher;
     this.cloudProvider = cloudProvider;
     this.extensions = extensions;
@@ -124,6 +151,15 @@ public final class AwsProvider implements AutoCloseable {
   /** {@link #create(KubernetesClient, AwsSdk, Settings, Clock)} with the garbage collection's periods and minimum age (tests shorten them). */
   public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock,
       InstanceGarbageCollection.Settings garbageCollection) {
+    return create(client, sdk, settings, clock, garbageCollection, SqsProvider.WAIT_TIME);
+  }
+
+  /**
+   * {@link #create(KubernetesClient, AwsSdk, Settings, Clock, InstanceGarbageCollection.Settings)} with
+   * the interruption queue's long-poll wait (tests shorten it so that closing does not wait 20 s).
+   */
+  public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock,
+      InstanceGarbageCollection.Settings garbageCollection, Duration interruptionQueueWait) {
     Region region = sdk.region().orElseGet(() -> new DefaultAwsRegionProviderChain().getRegion());
     Ec2Client ec2 = sdk.ec2();
     SsmClient ssm = sdk.ssm();
@@ -164,14 +200,30 @@ public final class AwsProvider implements AutoCloseable {
     };
     InstanceGarbageCollection leakedInstances = new InstanceGarbageCollection(instances, garbageCollection, clock);
     CloudProviderMetrics metrics = new CloudProviderMetrics(cloudProvider::instanceTypes, pricing::onDemandPricesLive, pricing::spotPricesLive);
-    return new AwsProvider(ec2, ssm, iam, batcher, cloudProvider, List.of(nodeClasses, refreshLoops, leakedInstances, metrics));
+    List<OperatorExtension> extensions = new ArrayList<>(List.of(nodeClasses, refreshLoops, leakedInstances, metrics));
+    SqsClient sqs = null;
+    if (settings.interruptionQueue().isPresent()) {
+      sqs = sdk.sqs();
+      extensions.add(new InterruptionController(new SqsProvider(sqs, settings.interruptionQueue().get(), interruptionQueueWait), unavailable,
+          clock));
+      LOG.info("AWS provider: interruption handling from the queue {}", settings.interruptionQueue().get());
+    }
+    return new AwsProvider(ec2, ssm, iam, sqs, batcher, unavailable, cloudProvider, List.copyOf(extensions));
+  }
+
+  /** The offerings marked unavailable (launch failures for lack of capacity, spot interruptions). */
+  public UnavailableOfferings unavailableOfferings() {
+    return unavailableOfferings;
   }
 
   public AwsCloudProvider cloudProvider() {
     return cloudProvider;
   }
 
-  /** The EC2NodeClass controllers, the refresh loops, the instance garbage collection and the provider's metrics, for the Operator. */
+  /**
+   * The EC2NodeClass controllers, the refresh loops, the instance garbage collection, the provider's
+   * metrics and, with an interruption queue, the interruption controller, for the Operator.
+   */
   public List<OperatorExtension> extensions() {
     return extensions;
   }
@@ -182,6 +234,9 @@ public final class AwsProvider implements AutoCloseable {
     ec2.close();
     ssm.close();
     iam.close();
+    if (sqs != null) {
+      sqs.close();
+    }
   }
 
   private static Optional<EC2NodeClass> nodeClass(NodeClassExtension extension, String name) {

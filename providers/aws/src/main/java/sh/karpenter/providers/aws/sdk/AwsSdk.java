@@ -9,6 +9,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.iam.IamClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.ssm.SsmClient;
 
 /**
@@ -47,6 +48,11 @@ public record AwsSdk(Optional<Region> region, Optional<URI> endpoint) {
 
   public IamClient iam() {
     return build(IamClient.builder());
+  }
+
+  /** The interruption queue's client (docs/behaviour/aws-interruption.md). */
+  public SqsClient sqs() {
+    return build(SqsClient.builder());
   }
 
   /**

@@ -1,0 +1,12 @@
+package sh.karpenter.providers.aws.interruption;
+
+/** What the interruption controller does to a NodeClaim a message names (upstream's {@code Action}). */
+public enum Action {
+  /**
+   * Delete the NodeClaim: the termination controller taints and drains its Node and then terminates
+   * the instance, and provisioning finds room for the Node's pods elsewhere meanwhile.
+   */
+  CORDON_AND_DRAIN,
+  /** Publish the event and nothing else. */
+  NO_ACTION
+}
