@@ -67,7 +67,7 @@ class AwsInterruptionE2EIT {
   @Test
   void aSpotInterruptionReplacesTheNodeAndMarksTheOfferingUnavailable() {
     e2e.createNodeClassAndPool(List.of("m5.large", "c5.large"), List.of("spot"), "{consolidateAfter: Never}");
-    client.apps().deployments().inNamespace("default").resource(deployment("spotty")).create();
+    client.apps().deployments().resource(deployment("spotty")).create();
     Pod before = await().atMost(AwsE2EFixture.WAIT).until(() -> runningPod("spotty"), Optional::isPresent).get();
     NodeClaim interrupted = nodeClaimOf(before.getSpec().getNodeName());
     String instanceId = InstanceProvider.instanceId(interrupted.getStatus().getProviderID());
@@ -101,7 +101,7 @@ class AwsInterruptionE2EIT {
   @Test
   void aTerminatedStateChangeRemovesTheNodeClaimAndNodeAndAPoisonMessageIsDeleted() {
     e2e.createNodeClassAndPool(List.of("m5.large"), "{consolidateAfter: Never}");
-    client.apps().deployments().inNamespace("default").resource(deployment("stateful")).create();
+    client.apps().deployments().resource(deployment("stateful")).create();
     Pod pod = await().atMost(AwsE2EFixture.WAIT).until(() -> runningPod("stateful"), Optional::isPresent).get();
     String nodeName = pod.getSpec().getNodeName();
     NodeClaim claim = nodeClaimOf(nodeName);
@@ -132,7 +132,7 @@ class AwsInterruptionE2EIT {
   }
 
   private Optional<Pod> runningPod(String app) {
-    return client.pods().inNamespace("default").withLabel("app", app).list().getItems().stream()
+    return client.pods().withLabel("app", app).list().getItems().stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null && TestObjects.running(p))
         .findFirst();
   }
