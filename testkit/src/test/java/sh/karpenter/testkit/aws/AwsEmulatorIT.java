@@ -182,7 +182,7 @@ class AwsEmulatorIT {
     assertThat(subnets).extracting(s -> s.availabilityZone() + "=" + s.subnetId())
         .containsExactlyInAnyOrderElementsOf(network.subnetsByZone().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
     assertThat(subnets).allSatisfy(subnet -> {
-      assertThat(subnet.availableIpAddressCount()).as("a /24 less AWS's 5 reserved addresses").isEqualTo(251);
+      assertThat(subnet.availableIpAddressCount()).as("a /20 less AWS's 5 reserved addresses").isEqualTo(4091);
       assertThat(subnet.availabilityZoneId()).startsWith("usw2-az");
     });
     assertThat(ec2.describeSubnets(r -> r.filters(Filter.builder().name("tag-key").values(ClusterNetwork.DISCOVERY_TAG).build())).subnets())
