@@ -86,8 +86,11 @@ class ControllerE2EIT {
 
     List<Pod> pods = mixedPods(client.getNamespace());
     assertThat(pods).hasSize(50);
-    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    // All 50 pending before the controller starts, so they are one batch, as `karpenter plan` sees
+    // them: created while it runs, on a loaded machine they can straddle two batch windows, and two
+    // solves may pack them onto more nodes than one solve does.
     pods.forEach(pod -> client.pods().resource(pod).create());
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
 
     await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
         assertThat(client.pods().list().getItems()).hasSize(50).allMatch(TestObjects::running));

@@ -78,7 +78,9 @@ class AwsControllerE2EIT {
 
     // an instance terminated behind Karpenter's back: its NodeClaim is garbage collected
     NodeClaim victim = claims.get(0);
-    e2e.ec2.terminateInstances(r -> r.instanceIds(InstanceProvider.instanceId(victim.getStatus().getProviderID())));
+    String victimInstance = InstanceProvider.instanceId(victim.getStatus().getProviderID());
+    e2e.ec2.terminateInstances(r -> r.instanceIds(victimInstance));
+    e2e.kubeletStopped(victim.getStatus().getNodeName());
     // core's nodeclaim.garbagecollection looks every two minutes (upstream's period)
     await().atMost(GarbageCollection.PERIOD.plus(AwsE2EFixture.WAIT))
         .until(() -> client.resources(NodeClaim.class).withName(victim.getMetadata().getName()).get() == null);

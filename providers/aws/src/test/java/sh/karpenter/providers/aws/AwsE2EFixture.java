@@ -178,6 +178,25 @@ final class AwsE2EFixture implements AutoCloseable {
         .build();
   }
 
+  /**
+   * What a terminated instance's kubelet does: nothing. KWOK stops managing the Node (its annotation
+   * goes) and the Node's Ready condition turns Unknown, as the node lifecycle controller would set it
+   * once the heartbeats stop; core's garbage collection leaves a NodeClaim alone while its Node is Ready.
+   */
+  void kubeletStopped(String nodeName) {
+    client.nodes().withName(nodeName).edit(node -> {
+      node.getMetadata().getAnnotations().remove(KwokNodes.ANNOTATION);
+      return node;
+    });
+    Node node = client.nodes().withName(nodeName).get();
+    node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).forEach(c -> {
+      c.setStatus("Unknown");
+      c.setReason("NodeStatusUnknown");
+      c.setMessage("Kubelet stopped posting node status.");
+    });
+    client.nodes().resource(node).updateStatus();
+  }
+
   /** What EC2 would have done at launch and moto does not: the instance gets its class's security groups. */
   private void applyLaunchTemplateSecurityGroups(NodeClaim claim, String instanceId) {
     EC2NodeClass nodeClass = client.resources(EC2NodeClass.class).withName(claim.getSpec().getNodeClassRef().getName()).get();
