@@ -22,6 +22,7 @@ import sh.karpenter.controller.disruption.KubernetesDisruptionActions;
 import sh.karpenter.controller.disruption.OrchestrationQueue;
 import sh.karpenter.controller.health.HealthServer;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.metrics.NodeMetrics;
 import sh.karpenter.controller.node.termination.EvictionQueue;
 import sh.karpenter.controller.node.termination.NodeTermination;
 import sh.karpenter.controller.nodeclaim.disruption.NodeClaimDisruption;
@@ -128,6 +129,12 @@ public final class Operator implements AutoCloseable {
     loops.add(new SingletonLoop(DisruptionController.NAME,
         new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options)::reconcile, clock, observer));
     loops.add(new SingletonLoop(OrchestrationQueue.NAME, disruptionQueue::reconcile, clock, observer));
+    NodeMetrics nodeMetrics = new NodeMetrics(metrics, clock);
+    loops.add(new SingletonLoop(NodeMetrics.NAME, () -> {
+      nodeMetrics.update(informers.nodes().getStore().list(), informers.pods().getStore().list(),
+          informers.nodeClaims().getStore().list());
+      return Result.requeueAfter(NodeMetrics.PERIOD);
+    }, clock, observer));
     loops.add(new SingletonLoop("state.metrics", () -> {
       metrics.clusterState(state.synced(), informers.nodes().getStore().list().size());
       return Result.requeueAfter(STATE_METRICS_PERIOD);

@@ -123,6 +123,55 @@ final class PodConverter {
   }
 
   /**
+   * A pod's effective requests as the scheduler counts them (containers, sidecar-aware init
+   * containers, pod-level requests, overhead, plus {@code pods: 1}), without converting the rest of
+   * the pod.
+   */
+  static Resources requests(io.fabric8.kubernetes.api.model.Pod pod, String origin) {
+    PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
+    Pod.Builder builder = Pod.builder().namespace("-").name("-");
+    requests(builder, spec, origin, "spec", warning -> {});
+    return builder.build().requests();
+  }
+
+  /**
+   * A pod's effective limits as Kubernetes' {@code PodLimits} computes them: the same aggregation
+   * as {@link #requests(io.fabric8.kubernetes.api.model.Pod, String)} over the containers' limits,
+   * pod-level limits replacing the dimensions they set, the overhead added to the dimensions that
+   * have a limit, plus {@code pods: 1}.
+   */
+  static Resources limits(io.fabric8.kubernetes.api.model.Pod pod, String origin) {
+    PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
+    Pod.Builder builder = Pod.builder().namespace("-").name("-");
+    List<Container> containers = nullToEmpty(spec.getContainers());
+    for (int i = 0; i < containers.size(); i++) {
+      builder.container(containerLimits(containers.get(i), origin, "spec.containers[" + i + "]"));
+    }
+    List<Container> inits = nullToEmpty(spec.getInitContainers());
+    for (int i = 0; i < inits.size(); i++) {
+      builder.initContainer(
+          containerLimits(inits.get(i), origin, "spec.initContainers[" + i + "]"), "Always".equals(inits.get(i).getRestartPolicy()));
+    }
+    if (spec.getResources() != null) {
+      builder.podLevelRequests(ValueConverter.resources(spec.getResources().getLimits(), origin, "spec.resources.limits"));
+    }
+    Resources limits = builder.build().requests();
+    Resources overhead = ValueConverter.resources(spec.getOverhead(), origin, "spec.overhead");
+    Resources.Builder withOverhead = Resources.builder();
+    for (int i = 0; i < limits.dimensions(); i++) {
+      boolean limited = limits.milli(i) != 0 && i != sh.karpenter.core.resources.ResourceNames.PODS_INDEX;
+      withOverhead.milli(i, limits.milli(i) + (limited && i < overhead.dimensions() ? overhead.milli(i) : 0));
+    }
+    return withOverhead.build();
+  }
+
+  private static Resources containerLimits(Container container, String origin, String field) {
+    return container.getResources() == null
+        ? Resources.EMPTY
+        : ValueConverter.resources(container.getResources().getLimits(), origin, field + ".resources.limits");
+  }
+
+  /**
    * A container's requests, with the limits it sets as defaults; a request above its limit is an
    * error, as kube-apiserver's validation makes it.
    */

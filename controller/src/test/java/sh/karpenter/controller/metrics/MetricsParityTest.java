@@ -18,6 +18,17 @@ import org.junit.jupiter.api.Test;
  */
 class MetricsParityTest {
 
+  /**
+   * Upstream's {@code metrics.node} labels: the well-known labels as {@code getWellKnownLabels}
+   * names them, then {@code node_name}, {@code phase} and {@code managed}.
+   */
+  private static final Set<String> NODE_LABELS = Set.of("nodepool", "zone", "region", "instance_type", "arch", "os",
+      "capacity_type", "windows_build", "node_name", "phase", "managed");
+
+  private static final Set<String> NODE_LABELS_WITH_RESOURCE_TYPE =
+      java.util.stream.Stream.concat(NODE_LABELS.stream(), java.util.stream.Stream.of("resource_type"))
+          .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
   private static final Map<String, Set<String>> UPSTREAM_LABELS =
       new TreeMap<>(
           Map.ofEntries(
@@ -63,7 +74,15 @@ class MetricsParityTest {
               Map.entry("karpenter_nodes_drained_total", Set.of("nodepool")),
               Map.entry("karpenter_nodes_termination_duration_seconds", Set.of("nodepool")),
               Map.entry("karpenter_nodeclaims_instance_termination_duration_seconds", Set.of("nodepool")),
-              Map.entry("karpenter_nodes_lifetime_duration_seconds", Set.of("nodepool"))));
+              Map.entry("karpenter_nodes_lifetime_duration_seconds", Set.of("nodepool")),
+              Map.entry("karpenter_nodes_allocatable", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_total_pod_requests", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_total_pod_limits", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_total_daemon_requests", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_total_daemon_limits", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_system_overhead", NODE_LABELS_WITH_RESOURCE_TYPE),
+              Map.entry("karpenter_nodes_current_lifetime_seconds", NODE_LABELS),
+              Map.entry("karpenter_cluster_utilization_percent", Set.of("resource_type"))));
 
   private static final Map<String, String> UPSTREAM_TYPES =
       Map.ofEntries(
@@ -88,7 +107,15 @@ class MetricsParityTest {
           Map.entry("karpenter_consolidation_score", "histogram"),
           Map.entry("karpenter_nodes_termination_duration_seconds", "histogram"),
           Map.entry("karpenter_nodeclaims_instance_termination_duration_seconds", "histogram"),
-          Map.entry("karpenter_nodes_lifetime_duration_seconds", "histogram"));
+          Map.entry("karpenter_nodes_lifetime_duration_seconds", "histogram"),
+          Map.entry("karpenter_nodes_allocatable", "gauge"),
+          Map.entry("karpenter_nodes_total_pod_requests", "gauge"),
+          Map.entry("karpenter_nodes_total_pod_limits", "gauge"),
+          Map.entry("karpenter_nodes_total_daemon_requests", "gauge"),
+          Map.entry("karpenter_nodes_total_daemon_limits", "gauge"),
+          Map.entry("karpenter_nodes_system_overhead", "gauge"),
+          Map.entry("karpenter_nodes_current_lifetime_seconds", "gauge"),
+          Map.entry("karpenter_cluster_utilization_percent", "gauge"));
 
   private final Metrics metrics = new Metrics(new CollectorRegistry());
 
@@ -130,6 +157,20 @@ class MetricsParityTest {
     d.nodeTerminated("default", Duration.ofSeconds(30));
     d.instanceTerminated("default", Duration.ofSeconds(2));
     d.nodeLifetime("default", Duration.ofHours(3));
+    new NodeMetrics(metrics, java.time.Clock.systemUTC()).update(
+        List.of(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("n1").endMetadata()
+            .withNewStatus().withAllocatable(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")))
+            .withCapacity(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("2"))).endStatus().build()),
+        List.of(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withNamespace("default").withName("p")
+            .endMetadata().withNewSpec().withNodeName("n1").addNewContainer().withName("c").withNewResources()
+            .withLimits(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1"))).endResources().endContainer()
+            .endSpec().build(),
+            new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withNamespace("default").withName("d")
+            .addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet").withName("ds").endOwnerReference()
+            .endMetadata().withNewSpec().withNodeName("n1").addNewContainer().withName("c").withNewResources()
+            .withLimits(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("100m"))).endResources().endContainer()
+            .endSpec().build()),
+        List.of());
   }
 
   @Test
