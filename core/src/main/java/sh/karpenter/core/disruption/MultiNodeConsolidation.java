@@ -47,6 +47,7 @@ final class MultiNodeConsolidation {
     Clock clock = pass.input.options().clock();
     Instant deadline = clock.instant().plus(pass.input.options().multiNodeTimeout());
     Command last = null;
+    boolean wholeListTried = false;
     int min = 1;
     int max = within.size() - 1;
     while (min <= max) {
@@ -55,6 +56,7 @@ final class MultiNodeConsolidation {
         break;
       }
       int mid = (min + max) >>> 1;
+      wholeListTried |= mid == within.size() - 1;
       Command command = consolidate(pass, within.subList(0, mid + 1));
       if (command != null) {
         last = command;
@@ -63,7 +65,6 @@ final class MultiNodeConsolidation {
         max = mid - 1;
       }
     }
-    boolean wholeListTried = last != null && last.candidates().size() == within.size();
     if (!wholeListTried && !clock.instant().isAfter(deadline)) {
       Command whole = consolidate(pass, within);
       if (whole != null) {
