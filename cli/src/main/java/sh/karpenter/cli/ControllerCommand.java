@@ -126,7 +126,7 @@ public final class ControllerCommand implements Callable<Integer> {
       return new AwsProvider.Settings(clusterName, nonEmpty(clusterEndpoint), nonEmpty(clusterCaBundle), nonEmpty(serviceCidr),
           vmMemoryOverheadPercent, reservedEnis, ssmParameterPrefix,
           duration("--subnet-refresh-interval", subnetRefresh), duration("--security-group-refresh-interval", securityGroupRefresh),
-          duration("--ami-refresh-interval", amiRefresh)).withInterruptionQueue(interruptionQueue);
+          duration("--ami-refresh-interval", amiRefresh), nonEmpty(interruptionQueue));
     }
 
     private static java.util.Optional<String> nonEmpty(String value) {

@@ -97,8 +97,8 @@ final class AwsE2EFixture implements AutoCloseable {
         "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":{\"Service\":\"ec2.amazonaws.com\"},\"Action\":\"sts:AssumeRole\"}]}"));
 
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
-        0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1))
-        .withInterruptionQueue(interruptionQueue);
+        0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1),
+        Optional.ofNullable(interruptionQueue));
     aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection,
         Duration.ofSeconds(1));
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")

@@ -89,21 +89,6 @@ public final class AwsProvider implements AutoCloseable {
       Duration securityGroupRefresh,
       Duration amiRefresh,
       Optional<String> interruptionQueue) {
-    /** Without an interruption queue. */
-    public Settings(String clusterName, Optional<String> clusterEndpoint, Optional<String> clusterCaBundle, Optional<String> serviceCidr,
-        double vmMemoryOverheadPercent, int reservedEnis, String ssmParameterPrefix, Duration subnetRefresh, Duration securityGroupRefresh,
-        Duration amiRefresh) {
-      this(clusterName, clusterEndpoint, clusterCaBundle, serviceCidr, vmMemoryOverheadPercent, reservedEnis, ssmParameterPrefix,
-          subnetRefresh, securityGroupRefresh, amiRefresh, Optional.empty());
-    }
-
-    /** These settings reading interruption events from the queue {@code queueName} (none when blank). */
-    public Settings withInterruptionQueue(String queueName) {
-      return new Settings(clusterName, clusterEndpoint, clusterCaBundle, serviceCidr, vmMemoryOverheadPercent, reservedEnis,
-          ssmParameterPrefix, subnetRefresh, securityGroupRefresh, amiRefresh,
-          queueName == null || queueName.isBlank() ? Optional.empty() : Optional.of(queueName.strip()));
-    }
-
     public Settings {
       interruptionQueue = interruptionQueue == null ? Optional.empty() : interruptionQueue.filter(q -> !q.isBlank());
       if (clusterName == null || clusterName.isBlank()) {
