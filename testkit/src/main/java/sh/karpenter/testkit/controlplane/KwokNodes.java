@@ -3,6 +3,7 @@ package sh.karpenter.testkit.controlplane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Map;
 
 /**
@@ -29,5 +30,24 @@ public final class KwokNodes {
         .endMetadata()
         .withNewStatus().withCapacity(capacity).withAllocatable(capacity).endStatus()
         .build();
+  }
+
+  /**
+   * What a Node's kubelet does when its machine is gone: nothing. KWOK stops managing the Node (its
+   * annotation goes) and the Node's Ready condition turns Unknown, as the node lifecycle controller
+   * sets it once the heartbeats stop.
+   */
+  public static void stopKubelet(KubernetesClient client, String nodeName) {
+    client.nodes().withName(nodeName).edit(node -> {
+      node.getMetadata().getAnnotations().remove(ANNOTATION);
+      return node;
+    });
+    Node node = client.nodes().withName(nodeName).get();
+    node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).forEach(c -> {
+      c.setStatus("Unknown");
+      c.setReason("NodeStatusUnknown");
+      c.setMessage("Kubelet stopped posting node status.");
+    });
+    client.nodes().resource(node).updateStatus();
   }
 }

@@ -18,6 +18,7 @@ import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
+import sh.karpenter.testkit.controlplane.KwokNodes;
 import sh.karpenter.testkit.fixtures.TestObjects;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
@@ -80,7 +81,7 @@ class AwsControllerE2EIT {
     NodeClaim victim = claims.get(0);
     String victimInstance = InstanceProvider.instanceId(victim.getStatus().getProviderID());
     e2e.ec2.terminateInstances(r -> r.instanceIds(victimInstance));
-    e2e.kubeletStopped(victim.getStatus().getNodeName());
+    KwokNodes.stopKubelet(client, victim.getStatus().getNodeName());
     // core's nodeclaim.garbagecollection looks every two minutes (upstream's period)
     await().atMost(GarbageCollection.PERIOD.plus(AwsE2EFixture.WAIT))
         .until(() -> client.resources(NodeClaim.class).withName(victim.getMetadata().getName()).get() == null);

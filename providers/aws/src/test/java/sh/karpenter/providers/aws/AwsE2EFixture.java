@@ -20,12 +20,12 @@ import java.util.concurrent.TimeUnit;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.aws.v1.EC2NodeClassConditions;
 import sh.karpenter.api.v1.NodeClaim;
-import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.ControllerClient;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.providers.aws.ami.KubernetesVersion;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
@@ -36,7 +36,7 @@ import sh.karpenter.testkit.aws.AwsClients;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import sh.karpenter.testkit.controlplane.KwokNodes;
-import sh.karpenter.testkit.fixtures.TestObjects;
+import sh.karpenter.testkit.fixtures.NodePoolYaml;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
 import software.amazon.awssdk.services.iam.IamClient;
@@ -133,19 +133,11 @@ final class AwsE2EFixture implements AutoCloseable {
   void createNodeClassAndPool(List<String> instanceTypes, List<String> capacityTypes, String disruption) {
     client.resource(TestNodeClasses.nodeClass("default", CLUSTER, "al2023@latest", ROLE)).create();
     org.awaitility.Awaitility.await().atMost(WAIT).until(() -> ready(client.resources(EC2NodeClass.class).withName("default").get()));
-    client.resource(TestObjects.yaml(client, NodePool.class, """
-        apiVersion: karpenter.sh/v1
-        kind: NodePool
-        metadata: {name: default}
-        spec:
-          template:
-            spec:
-              nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-              requirements:
-              - {key: node.kubernetes.io/instance-type, operator: In, values: [%s]}
-              - {key: karpenter.sh/capacity-type, operator: In, values: [%s]}
-          disruption: %s
-        """.formatted(String.join(", ", instanceTypes), String.join(", ", capacityTypes), disruption))).create();
+    NodePoolYaml.named("default").nodeClassRef(EC2NodeClass.GROUP, EC2NodeClass.KIND, "default")
+        .requirementIn(Labels.INSTANCE_TYPE, instanceTypes.toArray(String[]::new))
+        .requirementIn(Labels.CAPACITY_TYPE, capacityTypes.toArray(String[]::new))
+        .disruption(disruption)
+        .create(client);
   }
 
   static boolean ready(EC2NodeClass nodeClass) {
@@ -176,25 +168,6 @@ final class AwsE2EFixture implements AutoCloseable {
         .withNewSpec().withProviderID(providerId).withTaints(taints).endSpec()
         .withNewStatus().withCapacity(capacity).withAllocatable(allocatable).endStatus()
         .build();
-  }
-
-  /**
-   * What a terminated instance's kubelet does: nothing. KWOK stops managing the Node (its annotation
-   * goes) and the Node's Ready condition turns Unknown, as the node lifecycle controller would set it
-   * once the heartbeats stop; core's garbage collection leaves a NodeClaim alone while its Node is Ready.
-   */
-  void kubeletStopped(String nodeName) {
-    client.nodes().withName(nodeName).edit(node -> {
-      node.getMetadata().getAnnotations().remove(KwokNodes.ANNOTATION);
-      return node;
-    });
-    Node node = client.nodes().withName(nodeName).get();
-    node.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).forEach(c -> {
-      c.setStatus("Unknown");
-      c.setReason("NodeStatusUnknown");
-      c.setMessage("Kubelet stopped posting node status.");
-    });
-    client.nodes().resource(node).updateStatus();
   }
 
   /** What EC2 would have done at launch and moto does not: the instance gets its class's security groups. */
