@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import sh.karpenter.api.aws.v1.AMIFamily;
 import sh.karpenter.api.v1.GoDuration;
 import sh.karpenter.api.validation.Manifest;
 
@@ -43,8 +44,6 @@ public final class Converter {
   private static final Set<String> NODE_TEMPLATE_FIELDS = Set.of("subnetSelector", "securityGroupSelector", "amiFamily", "amiSelector",
       "instanceProfile", "userData", "tags", "metadataOptions", "blockDeviceMappings", "detailedMonitoring", "launchTemplate",
       "launchTemplateName", "context", "apiVersion", "kind");
-  private static final Map<String, String> ALIASES = Map.of("AL2", "al2", "AL2023", "al2023", "Bottlerocket", "bottlerocket",
-      "Windows2019", "windows2019", "Windows2022", "windows2022", "Windows2025", "windows2025");
 
   private final String role;
 
@@ -394,7 +393,7 @@ public final class Converter {
       notes.add(field + ": Ubuntu is not a v1 family; AL2, whose user data Ubuntu's EKS AMIs also read, with the selected AMIs");
       return "AL2";
     }
-    if (!family.equals("Custom") && !ALIASES.containsKey(family)) {
+    if (!family.equals(AMIFamily.CUSTOM) && AMIFamily.aliasFamily(family).isEmpty()) {
       throw at.error(field, "unknown AMI family \"" + family + "\" (expected AL2, AL2023, Bottlerocket, Ubuntu, Windows2019, Windows2022 or Custom)");
     }
     return family;
@@ -408,7 +407,7 @@ public final class Converter {
     if (family.equals("Ubuntu")) {
       throw at.error(field, "Ubuntu has no v1 alias: select the Ubuntu AMIs (amiSelector / amiSelectorTerms) to keep using them");
     }
-    String alias = ALIASES.get(family);
+    String alias = AMIFamily.aliasFamily(family).orElse(null);
     if (alias == null) {
       throw at.error(field, "unknown AMI family \"" + family + "\" (expected AL2, AL2023, Bottlerocket, Ubuntu, Windows2019, Windows2022 or Custom)");
     }

@@ -38,6 +38,11 @@ public final class AMIFamily {
     return WITH_ALIAS.stream().filter(family -> family.toLowerCase(Locale.ROOT).equals(aliasFamily)).findFirst();
   }
 
+  /** The alias family part of a family ({@code AL2023} → {@code al2023}), if the family has aliases. */
+  public static Optional<String> aliasFamily(String family) {
+    return WITH_ALIAS.contains(family) ? Optional.of(family.toLowerCase(Locale.ROOT)) : Optional.empty();
+  }
+
   public static boolean isWindows(String family) {
     return WINDOWS.contains(family);
   }
