@@ -23,9 +23,8 @@ public final class LogValues {
         : new java.util.TreeMap<>(Map.of("name", name == null ? "" : name, "namespace", namespace));
   }
 
-  /** A pod from its {@code namespace/name} key. */
-  public static Map<String, String> pod(String key) {
-    int slash = key == null ? -1 : key.indexOf('/');
-    return slash < 0 ? ref(key) : ref(key.substring(0, slash), key.substring(slash + 1));
+  /** A pod (any namespaced object): {@code {"name": ..., "namespace": ...}}. */
+  public static Map<String, String> ref(io.fabric8.kubernetes.api.model.HasMetadata object) {
+    return ref(object.getMetadata().getNamespace(), object.getMetadata().getName());
   }
 }

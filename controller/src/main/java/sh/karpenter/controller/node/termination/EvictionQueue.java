@@ -127,7 +127,7 @@ public final class EvictionQueue implements Reconciler<String> {
     }
     switch (code) {
       case OK -> {
-        LOG.atInfo().setMessage("evicted pod").addKeyValue("Pod", LogValues.pod(String.valueOf(podKey))).log();
+        LOG.atInfo().setMessage("evicted pod").addKeyValue("Pod", LogValues.ref(pod)).log();
         String reason = disruptionReason(pod);
         metrics.disruption().podDrained(reason);
         events.normal(pod, "Evicted", "Evicted pod");
@@ -160,7 +160,7 @@ public final class EvictionQueue implements Reconciler<String> {
           : TOO_MANY_REQUESTS; // fabric8 answers false exactly on 429
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404 && e.getCode() != 409) {
-        LOG.atWarn().setMessage("evicting pod failed").addKeyValue("Pod", LogValues.pod(Pods.key(pod)))
+        LOG.atWarn().setMessage("evicting pod failed").addKeyValue("Pod", LogValues.ref(pod))
             .addKeyValue("error", String.valueOf(e.getMessage())).log();
       }
       return e.getCode();

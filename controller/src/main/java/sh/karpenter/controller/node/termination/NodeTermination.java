@@ -252,7 +252,7 @@ public final class NodeTermination implements Reconciler<String> {
       }
       return;
     }
-    LOG.atInfo().setMessage("deleted pod to meet the node's termination time").addKeyValue("Pod", LogValues.pod(Pods.key(pod)))
+    LOG.atInfo().setMessage("deleted pod to meet the node's termination time").addKeyValue("Pod", LogValues.ref(pod))
         .addKeyValue("grace-period-seconds", deletion.gracePeriodSeconds()).addKeyValue("termination-time", String.valueOf(deadline)).log();
     metrics.disruption().podDrained(disruptionReason(nodeClaim));
   }
