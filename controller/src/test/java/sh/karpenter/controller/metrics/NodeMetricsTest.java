@@ -102,6 +102,24 @@ class NodeMetricsTest {
         assertThat(s.labels()).containsEntry("region", "").containsEntry("windows_build", "").containsEntry("arch", ""));
   }
 
+  /** {@code pod} with this UID and resourceVersion, as the API server stamps them. */
+  private static Pod stamped(Pod pod, String uid, String resourceVersion) {
+    return new PodBuilder(pod).editMetadata().withUid(uid).withResourceVersion(resourceVersion).endMetadata().build();
+  }
+
+  @Test
+  void aPodsRequestsAreReadAgainWhenItsResourceVersionChanges() {
+    List<Node> nodes = List.of(node("n1", "aws:///a/i-1"));
+    List<NodeClaim> claims = List.of(claim("aws:///a/i-1"));
+    nodeMetrics.update(nodes, List.of(stamped(pod("app", "n1", "Running", false, container("500m", null), null), "u1", "1")), claims);
+    // the same version with other resources: the remembered ones count (a stored object does not change without a new version)
+    nodeMetrics.update(nodes, List.of(stamped(pod("app", "n1", "Running", false, container("3", null), null), "u1", "1")), claims);
+    assertThat(ScrapedText.parse(metrics.scrape()).value("karpenter_nodes_total_pod_requests", labels("n1", "cpu"))).contains(0.5);
+    // a resized pod has a new version: read again
+    nodeMetrics.update(nodes, List.of(stamped(pod("app", "n1", "Running", false, container("750m", null), null), "u1", "2")), claims);
+    assertThat(ScrapedText.parse(metrics.scrape()).value("karpenter_nodes_total_pod_requests", labels("n1", "cpu"))).contains(0.75);
+  }
+
   @Test
   void aNodeWithoutANodeClaimIsUnmanaged() {
     nodeMetrics.update(List.of(node("n1", "aws:///a/i-1")), List.of(), List.of(claim("aws:///a/i-2")));
