@@ -10,9 +10,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -183,36 +185,44 @@ final class AwsE2EFixture implements AutoCloseable {
 
   /**
    * Plays the kubelet of each launched instance: a KWOK Node with the NodeClaim's provider ID, labels,
-   * taints (and the unregistered taint) and capacity, which KWOK then turns Ready.
+   * taints (and the unregistered taint) and capacity, which KWOK then turns Ready. Reads NodeClaims and
+   * Nodes from the controller's informer caches, so hundreds of NodeClaims do not cost hundreds of API
+   * requests every round; a Node the cache does not show yet is created again and answered AlreadyExists.
    */
   private void registerNodes() {
-    try {
-      for (NodeClaim claim : client.resources(NodeClaim.class).list().getItems()) {
-        var status = claim.getStatus();
-        if (status == null || status.getProviderID() == null || status.getCapacity() == null
-            || claim.getMetadata().getDeletionTimestamp() != null) {
-          continue;
-        }
-        String name = InstanceProvider.instanceId(status.getProviderID());
-        if (client.nodes().withName(name).get() != null) {
-          continue;
-        }
-        Map<String, String> labels = new HashMap<>(claim.getMetadata().getLabels() == null ? Map.of() : claim.getMetadata().getLabels());
-        labels.put("kubernetes.io/hostname", name);
-        List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>();
-        if (claim.getSpec().getTaints() != null) {
-          taints.addAll(claim.getSpec().getTaints());
-        }
-        if (claim.getSpec().getStartupTaints() != null) {
-          taints.addAll(claim.getSpec().getStartupTaints());
-        }
-        taints.add(new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build());
-        applyLaunchTemplateSecurityGroups(claim, name);
-        Map<String, Quantity> allocatable = status.getAllocatable() == null ? status.getCapacity() : status.getAllocatable();
-        client.nodes().resource(kwokNode(name, status.getProviderID(), labels, taints, status.getCapacity(), allocatable)).create();
+    Set<String> nodes = new HashSet<>(operator.informers().nodes().getStore().listKeys());
+    for (NodeClaim claim : operator.informers().nodeClaims().getStore().list()) {
+      var status = claim.getStatus();
+      if (status == null || status.getProviderID() == null || status.getCapacity() == null
+          || claim.getMetadata().getDeletionTimestamp() != null) {
+        continue;
       }
-    } catch (RuntimeException e) {
-      // the next round tries again (a Node created concurrently, a NodeClaim deleted meanwhile)
+      String name = InstanceProvider.instanceId(status.getProviderID());
+      if (nodes.contains(name)) {
+        continue;
+      }
+      try {
+        register(claim, name);
+      } catch (RuntimeException e) {
+        // the next round tries again (a Node created concurrently, a NodeClaim deleted meanwhile)
+      }
     }
+  }
+
+  private void register(NodeClaim claim, String name) {
+    var status = claim.getStatus();
+    Map<String, String> labels = new HashMap<>(claim.getMetadata().getLabels() == null ? Map.of() : claim.getMetadata().getLabels());
+    labels.put("kubernetes.io/hostname", name);
+    List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>();
+    if (claim.getSpec().getTaints() != null) {
+      taints.addAll(claim.getSpec().getTaints());
+    }
+    if (claim.getSpec().getStartupTaints() != null) {
+      taints.addAll(claim.getSpec().getStartupTaints());
+    }
+    taints.add(new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build());
+    applyLaunchTemplateSecurityGroups(claim, name);
+    Map<String, Quantity> allocatable = status.getAllocatable() == null ? status.getCapacity() : status.getAllocatable();
+    client.nodes().resource(kwokNode(name, status.getProviderID(), labels, taints, status.getCapacity(), allocatable)).create();
   }
 }
