@@ -31,7 +31,7 @@ import sh.karpenter.core.cloudprovider.CloudProvider;
 
 /**
  * A NodePool's {@code NodeRegistrationHealthy} condition, from the pool's recent launch outcomes in
- * {@link NodePoolHealth} (docs/behaviour/nodeclaim-lifecycle.md#nodepool-status).
+ * {@link NodePoolHealth} (docs/behaviour/nodeclaim-lifecycle.md#registration-health).
  *
  * <p>The NodeClaim lifecycle reports outcomes: {@link #registered} when a NodeClaim of the pool
  * registers (sets True once the outcomes would be healthy), {@link #failed} when liveness deletes one
