@@ -1,14 +1,11 @@
 package sh.karpenter.controller.nodepool;
 
-import io.fabric8.kubernetes.api.model.APIGroup;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClassReference;
@@ -18,7 +15,6 @@ import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
-import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 
 /**
  * The {@code nodepool.readiness} controller, keyed by NodePool name: sets {@code NodeClassReady} from
@@ -38,13 +34,11 @@ public final class NodePoolReadiness implements Reconciler<String> {
   /** The NodeClassReady verdict. */
   record Verdict(String status, String reason, String message) {}
 
-  private final KubernetesClient client;
+  private final NodeClasses nodeClasses;
   private final NodePoolStatusWriter writer;
-  /** Preferred {@code group/version} of each NodeClass API group seen. */
-  private final Map<String, String> apiVersions = new ConcurrentHashMap<>();
 
   public NodePoolReadiness(KubernetesClient client, Informers informers, Clock clock, Metrics metrics) {
-    this.client = client;
+    this.nodeClasses = new NodeClasses(client);
     this.writer = new NodePoolStatusWriter(client, informers, clock, metrics);
   }
 
@@ -70,20 +64,10 @@ public final class NodePoolReadiness implements Reconciler<String> {
   }
 
   private Verdict verdict(NodeClassReference ref) {
-    if (ref == null || empty(ref.getGroup()) || empty(ref.getKind()) || empty(ref.getName())) {
+    if (!NodeClasses.complete(ref)) {
       return new Verdict(Conditions.FALSE, "NodeClassNotFound", "nodeClassRef is incomplete");
     }
-    GenericKubernetesResource nodeClass;
-    try {
-      nodeClass = lookup(ref);
-    } catch (KubernetesClientException e) {
-      if (OptimisticWrites.isNotFound(e) || e.getCode() == 0) {
-        nodeClass = null;
-      } else {
-        throw e;
-      }
-    }
-    return verdict(nodeClass);
+    return verdict(nodeClasses.get(ref));
   }
 
   /** The verdict on a NodeClass object (null when it does not exist). */
@@ -117,20 +101,4 @@ public final class NodePoolReadiness implements Reconciler<String> {
     return null;
   }
 
-  private GenericKubernetesResource lookup(NodeClassReference ref) {
-    String apiVersion = apiVersions.get(ref.getGroup());
-    if (apiVersion == null) {
-      APIGroup group = client.getApiGroup(ref.getGroup());
-      if (group == null || group.getPreferredVersion() == null) {
-        return null;
-      }
-      apiVersion = group.getPreferredVersion().getGroupVersion();
-      apiVersions.put(ref.getGroup(), apiVersion);
-    }
-    return client.genericKubernetesResources(apiVersion, ref.getKind()).withName(ref.getName()).get();
-  }
-
-  private static boolean empty(String s) {
-    return s == null || s.isEmpty();
-  }
 }

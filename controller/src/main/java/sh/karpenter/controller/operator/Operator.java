@@ -32,6 +32,7 @@ import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
 import sh.karpenter.controller.nodeclaim.podevents.PodEvents;
 import sh.karpenter.controller.nodepool.NodePoolCounter;
 import sh.karpenter.controller.nodepool.NodePoolReadiness;
+import sh.karpenter.controller.nodepool.NodePoolRegistrationHealth;
 import sh.karpenter.controller.nodepool.NodePoolValidation;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.provisioning.Batcher;
@@ -51,6 +52,7 @@ import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.SingletonLoop;
 import sh.karpenter.controller.state.ClusterState;
+import sh.karpenter.controller.state.nodepoolhealth.NodePoolHealth;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.wellknown.Labels;
 
@@ -140,8 +142,12 @@ public final class Operator implements AutoCloseable {
       return Result.requeueAfter(STATE_METRICS_PERIOD);
     }, clock, observer));
 
+    // The lifecycle records launch outcomes in it; as a controller it resets them when a pool or its NodeClass changes.
+    NodePoolRegistrationHealth nodePoolRegistrationHealth = new NodePoolRegistrationHealth(
+        client, informers, metered.forController(NodePoolRegistrationHealth.NAME), clock, metrics, new NodePoolHealth());
     Controller<String> lifecycle = controller(NodeClaimLifecycle.NAME,
-        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics, state::podsNominatedTo),
+        new NodeClaimLifecycle(client, informers, metered.forController(NodeClaimLifecycle.NAME), clock, events, metrics, state::podsNominatedTo,
+            nodePoolRegistrationHealth),
         Controller.linearScaleReconciles(cpus, 100, 5000), clock, observer);
     EvictionQueue evictionQueue = new EvictionQueue(client, informers, clock, events, metrics, observer);
     controllers.add(evictionQueue.controller());
@@ -154,6 +160,8 @@ public final class Operator implements AutoCloseable {
     Controller<String> validation =
         controller(NodePoolValidation.NAME, new NodePoolValidation(client, informers, clock, events, metrics), 10, clock, observer);
     Controller<String> readiness = controller(NodePoolReadiness.NAME, new NodePoolReadiness(client, informers, clock, metrics), 10, clock, observer);
+    Controller<String> registrationHealth =
+        controller(NodePoolRegistrationHealth.NAME, nodePoolRegistrationHealth, 10, clock, observer);
     Controller<String> nodeClaimDisruption = controller(NodeClaimDisruption.NAME,
         new NodeClaimDisruption(client, informers, metered.forController(NodeClaimDisruption.NAME), clock, metrics),
         Controller.linearScaleReconciles(cpus, 10, 1000), clock, observer);
@@ -195,6 +203,7 @@ public final class Operator implements AutoCloseable {
       counter.enqueue(name);
       validation.enqueue(name);
       readiness.enqueue(name);
+      registrationHealth.enqueue(name);
     }));
 
     registerExtensions(extensions, clock, observer, (group, kind, name) -> {
@@ -208,6 +217,7 @@ public final class Operator implements AutoCloseable {
         NodeClassReference ref = NodePoolReadiness.nodeClassRef(pool);
         if (ref != null && ref.refersTo(group, kind, name)) {
           readiness.enqueue(pool.getMetadata().getName());
+          registrationHealth.enqueue(pool.getMetadata().getName());
         }
       }
     });

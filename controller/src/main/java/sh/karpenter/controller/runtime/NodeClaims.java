@@ -66,11 +66,18 @@ public final class NodeClaims {
    * manages every NodeClaim.
    */
   public static boolean isManaged(NodeClaim nodeClaim, CloudProvider cloudProvider) {
+    return supports(cloudProvider, nodeClaim.getSpec() == null ? null : nodeClaim.getSpec().getNodeClassRef());
+  }
+
+  /**
+   * Whether {@code ref} (a NodeClaim's or a NodePool's nodeClassRef, may be null) names a NodeClass
+   * kind the cloud provider supports; a provider that declares no kinds supports every reference.
+   */
+  public static boolean supports(CloudProvider cloudProvider, NodeClassReference ref) {
     List<NodeClassRef> supported = cloudProvider.supportedNodeClasses();
     if (supported.isEmpty()) {
       return true;
     }
-    NodeClassReference ref = nodeClaim.getSpec() == null ? null : nodeClaim.getSpec().getNodeClassRef();
     if (ref == null) {
       return false;
     }

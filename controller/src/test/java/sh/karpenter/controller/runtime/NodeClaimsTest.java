@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.core.cloudprovider.TestingCloudProvider;
 
@@ -27,6 +28,19 @@ class NodeClaimsTest {
 
     assertThat(NodeClaims.isManaged(nodeClaim("karpenter.test.sh", "TestNodeClass"), provider)).isTrue();
     assertThat(NodeClaims.isManaged(nodeClaim("karpenter.k8s.aws", "EC2NodeClass"), provider)).isFalse();
+  }
+
+  @Test
+  void aNodePoolsNodeClassRefIsSupportedByKind() {
+    TestingCloudProvider provider = new TestingCloudProvider(List.of());
+
+    assertThat(NodeClaims.supports(provider, reference("karpenter.test.sh", "TestNodeClass"))).isTrue();
+    assertThat(NodeClaims.supports(provider, reference("karpenter.test.sh", "UnmanagedNodeClass"))).isFalse();
+    assertThat(NodeClaims.supports(provider, null)).isFalse();
+  }
+
+  private static NodeClassReference reference(String group, String kind) {
+    return new NodeClassReference(group, kind, "default");
   }
 
   private static NodeClaim withGracePeriod(String gracePeriod) {

@@ -5,6 +5,7 @@ import static java.util.concurrent.TimeUnit.MINUTES;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.client.CollectorRegistry;
@@ -26,8 +27,10 @@ import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
 import sh.karpenter.api.v1.ResourceRequirements;
 import sh.karpenter.controller.metrics.Metrics;
 import sh.karpenter.controller.nodeclaim.lifecycle.NodeClaimLifecycle;
+import sh.karpenter.controller.nodepool.NodePoolRegistrationHealth;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.TestingEventRecorder;
+import sh.karpenter.controller.state.nodepoolhealth.NodePoolHealth;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.clock.TestingClock;
 import sh.karpenter.core.wellknown.Annotations;
@@ -49,6 +52,8 @@ final class KwokNodeClaims implements AutoCloseable {
   final KwokCloudProvider cloudProvider;
   final Metrics metrics = new Metrics(new CollectorRegistry());
   final TestingEventRecorder events = new TestingEventRecorder(clock);
+  /** Shares its launch outcomes with the lifecycle, as in the operator. */
+  final NodePoolRegistrationHealth registrationHealth;
   final NodeClaimLifecycle lifecycle;
 
   /** Unstarted: register informer handlers, then {@link #start()}. */
@@ -56,7 +61,9 @@ final class KwokNodeClaims implements AutoCloseable {
     this.client = client;
     this.informers = new Informers(client);
     this.cloudProvider = new KwokCloudProvider(client, InstanceTypeCatalog.kwok(), Clock.systemUTC());
-    this.lifecycle = new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, claimName -> List.of());
+    this.registrationHealth = new NodePoolRegistrationHealth(client, informers, cloudProvider, clock, metrics, new NodePoolHealth());
+    this.lifecycle =
+        new NodeClaimLifecycle(client, informers, cloudProvider, clock, events, metrics, claimName -> List.of(), registrationHealth);
   }
 
   /** Starts the informers, waits for their caches, and creates the default KWOKNodeClass. */
@@ -83,7 +90,8 @@ final class KwokNodeClaims implements AutoCloseable {
 
   /**
    * Creates a NodeClaim of {@code pool} as the provisioner would: the template labels and the pool
-   * label, the drift hash annotations, the pool's requirements, nodeClassRef and expireAfter, one CPU.
+   * label, the drift hash annotations, an owner reference to the pool, the pool's requirements,
+   * nodeClassRef and expireAfter, one CPU.
    */
   NodeClaim createNodeClaim(NodePool pool, String name) {
     var template = pool.getSpec().getTemplate();
@@ -97,6 +105,9 @@ final class KwokNodeClaims implements AutoCloseable {
     claim.getMetadata().setLabels(labels);
     claim.getMetadata().setAnnotations(Map.of(
         Annotations.NODE_POOL_HASH, NodePoolHash.of(pool), Annotations.NODE_POOL_HASH_VERSION, NodePoolHash.VERSION));
+    claim.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion(NodePool.API_VERSION)
+        .withKind(NodePool.KIND).withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid())
+        .withBlockOwnerDeletion(true).build()));
     NodeSelectorRequirementWithMinValues poolLabel = new NodeSelectorRequirementWithMinValues();
     poolLabel.setKey(Labels.NODE_POOL);
     poolLabel.setOperator("In");

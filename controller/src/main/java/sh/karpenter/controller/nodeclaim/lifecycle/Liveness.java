@@ -13,6 +13,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodepool.NodePoolRegistrationHealth;
 import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
@@ -21,7 +22,8 @@ import sh.karpenter.controller.runtime.writes.OptimisticWrites;
  * Liveness: deletes a NodeClaim that did not launch within {@link #LAUNCH_TIMEOUT} (counted from the
  * {@code Launched} condition's last transition, or from creation before there is one) or whose Node
  * did not register within {@link #REGISTRATION_TIMEOUT} of launching, so the provisioner can try
- * again. Until a deadline passes it asks to be requeued exactly at the deadline.
+ * again. Until a deadline passes it asks to be requeued exactly at the deadline. Each such deletion
+ * counts as a failure in the NodePool's registration health.
  */
 final class Liveness implements Step {
   private static final Logger LOG = LoggerFactory.getLogger(Liveness.class);
@@ -34,10 +36,12 @@ final class Liveness implements Step {
 
   private final KubernetesClient client;
   private final Metrics metrics;
+  private final NodePoolRegistrationHealth registrationHealth;
 
-  Liveness(KubernetesClient client, Metrics metrics) {
+  Liveness(KubernetesClient client, Metrics metrics, NodePoolRegistrationHealth registrationHealth) {
     this.client = client;
     this.metrics = metrics;
+    this.registrationHealth = registrationHealth;
   }
 
   @Override
@@ -66,6 +70,8 @@ final class Liveness implements Step {
     LOG.atInfo().setMessage("terminating due to timeout").addKeyValue("NodeClaim", LogValues.ref(name)).addKeyValue("reason", reason)
         .addKeyValue("timeout", timeout).log();
     metrics.nodeClaimDisrupted(DisruptionLabels.of(nodeClaim, reason));
+    // After the delete, so a retried reconcile cannot count the same NodeClaim twice.
+    state.afterWrite(() -> registrationHealth.failed(nodeClaim));
     return Result.done();
   }
 }

@@ -22,6 +22,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodeClaimStatus;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodepool.NodePoolRegistrationHealth;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
@@ -30,6 +31,7 @@ import sh.karpenter.controller.runtime.Reconciler;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.controller.runtime.writes.StatusConditions;
+import sh.karpenter.controller.state.nodepoolhealth.NodePoolHealth;
 import sh.karpenter.core.cloudprovider.CloudProvider;
 import sh.karpenter.core.wellknown.Finalizers;
 
@@ -65,11 +67,26 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
   private final Finalization finalization;
 
   /**
+   * A lifecycle with registration health of its own (tests; the operator shares one with the
+   * {@code nodepool.registrationhealth} controller).
+   *
    * @param nominatedPods the pods nominated to a NodeClaim, by its name ({@code ClusterState::podsNominatedTo}):
    *     a launch that fails for insufficient capacity tells them
    */
   public NodeClaimLifecycle(KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, EventRecorder events,
       Metrics metrics, Function<String, List<Pod>> nominatedPods) {
+    this(client, informers, cloudProvider, clock, events, metrics, nominatedPods,
+        new NodePoolRegistrationHealth(client, informers, cloudProvider, clock, metrics, new NodePoolHealth()));
+  }
+
+  /**
+   * @param nominatedPods the pods nominated to a NodeClaim, by its name ({@code ClusterState::podsNominatedTo}):
+   *     a launch that fails for insufficient capacity tells them
+   * @param registrationHealth told when a NodeClaim registers and when liveness deletes one
+   *     (shared with the {@code nodepool.registrationhealth} controller)
+   */
+  public NodeClaimLifecycle(KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, EventRecorder events,
+      Metrics metrics, Function<String, List<Pod>> nominatedPods, NodePoolRegistrationHealth registrationHealth) {
     this.client = client;
     this.informers = informers;
     this.clock = clock;
@@ -79,9 +96,9 @@ public final class NodeClaimLifecycle implements Reconciler<String> {
     LaunchCache cache = new LaunchCache(clock);
     this.steps = List.of(
         new Launch(client, cloudProvider, cache, events, metrics, nominatedPods, clock),
-        new Registration(client, informers, events, metrics),
+        new Registration(client, informers, events, metrics, registrationHealth),
         new Initialization(client, informers),
-        new Liveness(client, metrics));
+        new Liveness(client, metrics, registrationHealth));
     this.finalization = new Finalization(client, informers, cloudProvider, cache, clock, metrics);
   }
 

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.nodepool.NodePoolRegistrationHealth;
 import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.controller.runtime.Informers;
@@ -33,6 +34,7 @@ import sh.karpenter.core.wellknown.TaintKeys;
  * the NodeClaim's labels, annotations and taints ({@link TaintSync}), the termination finalizer and an
  * owner reference to the NodeClaim; then removes {@code karpenter.sh/unregistered}, labels the Node
  * {@code karpenter.sh/registered=true} and sets {@code Registered=True} and {@code status.nodeName}.
+ * Once that is written, the registration counts towards the NodePool's registration health.
  */
 final class Registration implements Step {
   private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
@@ -48,12 +50,15 @@ final class Registration implements Step {
   private final Informers informers;
   private final EventRecorder events;
   private final Metrics metrics;
+  private final NodePoolRegistrationHealth registrationHealth;
 
-  Registration(KubernetesClient client, Informers informers, EventRecorder events, Metrics metrics) {
+  Registration(KubernetesClient client, Informers informers, EventRecorder events, Metrics metrics,
+      NodePoolRegistrationHealth registrationHealth) {
     this.client = client;
     this.informers = informers;
     this.events = events;
     this.metrics = metrics;
+    this.registrationHealth = registrationHealth;
   }
 
   @Override
@@ -98,6 +103,7 @@ final class Registration implements Step {
       LOG.atInfo().setMessage("registered nodeclaim").addKeyValue("NodeClaim", LogValues.ref(name))
           .addKeyValue("Node", LogValues.ref(synced.getMetadata().getName())).log();
       metrics.nodeCreated(nodePool);
+      registrationHealth.registered(nodeClaim);
     });
     return Result.done();
   }

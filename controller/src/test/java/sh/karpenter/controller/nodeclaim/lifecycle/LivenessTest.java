@@ -14,7 +14,7 @@ import sh.karpenter.controller.runtime.Result;
 class LivenessTest {
 
   private static final Instant CREATED = Instant.parse("2026-01-01T00:00:00Z");
-  private final Liveness liveness = new Liveness(null, Metrics.noop());
+  private final Liveness liveness = new Liveness(null, Metrics.noop(), null);
 
   private static LifecycleState state(Instant now) {
     return new LifecycleState(Manifests.nodeClaim("metadata: {name: c, creationTimestamp: '" + CREATED + "'}\nspec: {}\n"), now);
