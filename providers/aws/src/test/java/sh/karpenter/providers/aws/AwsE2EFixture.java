@@ -30,6 +30,7 @@ import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.providers.aws.ami.KubernetesVersion;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
+import sh.karpenter.providers.aws.interruption.InstanceStatusController;
 import sh.karpenter.providers.aws.operator.AwsProvider;
 import sh.karpenter.providers.aws.sdk.AwsSdk;
 import sh.karpenter.testkit.aws.AwsClients;
@@ -83,6 +84,16 @@ final class AwsE2EFixture implements AutoCloseable {
    */
   AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection, String interruptionQueue) {
+    this(client, endpoint, ec2, ssm, iam, new AwsProvider.Tuning(garbageCollection, Duration.ofSeconds(1), InstanceStatusController.INTERVAL),
+        interruptionQueue);
+  }
+
+  /**
+   * @param tuning the provider's loop periods (the interruption queue's long polls should be short, e.g.
+   *     1 s, so that closing the fixture does not wait for one)
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
+      String interruptionQueue) {
     this.client = client;
     this.ec2 = ec2;
     // the SDK's default credentials chain reads these system properties first
@@ -99,8 +110,7 @@ final class AwsE2EFixture implements AutoCloseable {
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
         0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1),
         Optional.ofNullable(interruptionQueue));
-    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection,
-        Duration.ofSeconds(1));
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), tuning);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
