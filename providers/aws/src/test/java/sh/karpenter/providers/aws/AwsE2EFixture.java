@@ -2,6 +2,9 @@ package sh.karpenter.providers.aws;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -37,6 +40,7 @@ import sh.karpenter.testkit.aws.AwsClients;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.TestObjects;
 import sh.karpenter.testkit.fixtures.NodePoolYaml;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
@@ -154,6 +158,34 @@ final class AwsE2EFixture implements AutoCloseable {
     return nodeClass != null && nodeClass.getStatus() != null && nodeClass.getStatus().getConditions() != null
         && nodeClass.getStatus().getConditions().stream()
             .anyMatch(c -> EC2NodeClassConditions.READY.equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** A running pod of the Deployment {@code app} that is not being deleted. */
+  Optional<Pod> runningPod(String app) {
+    return client.pods().withLabel("app", app).list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null && TestObjects.running(p))
+        .findFirst();
+  }
+
+  /** The NodeClaim of the Node {@code nodeName} (by provider ID). */
+  NodeClaim nodeClaimOf(String nodeName) {
+    Node node = client.nodes().withName(nodeName).get();
+    return client.resources(NodeClaim.class).list().getItems().stream()
+        .filter(c -> c.getStatus() != null && node.getSpec().getProviderID().equals(c.getStatus().getProviderID()))
+        .findFirst().orElseThrow();
+  }
+
+  /** One pause pod of these requests as a Deployment {@code app} (label {@code app=<app>}), so that a deleted or evicted pod comes back. */
+  static Deployment deployment(String app, String cpu, String memory) {
+    Pod pod = TestObjects.pausePod("template", app, cpu, memory);
+    return new DeploymentBuilder()
+        .withNewMetadata().withName(app).endMetadata()
+        .withNewSpec()
+          .withReplicas(1)
+          .withNewSelector().addToMatchLabels("app", app).endSelector()
+          .withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata().withSpec(pod.getSpec()).endTemplate()
+        .endSpec()
+        .build();
   }
 
   /** Live instances tagged for this cluster (Karpenter's and any launched behind its back with its tags). */
