@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.InstanceStatus;
 import software.amazon.awssdk.services.ec2.model.Subnet;
 
 /**
@@ -40,7 +41,9 @@ import software.amazon.awssdk.services.ec2.model.Subnet;
  *       reports the pool it launched from as out of capacity (a partial result);
  *   <li>{@link #throttle} and {@link #error}: the next calls of an operation fail with the service's
  *       throttling error or any error code, in the service's protocol (EC2, other query, JSON);
- *   <li>{@link #delay}: the next calls of an operation are answered late, to drive client timeouts.
+ *   <li>{@link #delay}: the next calls of an operation are answered late, to drive client timeouts;
+ *   <li>{@link #instanceStatuses}: {@code DescribeInstanceStatus} reports impaired status checks and
+ *       scheduled events (moto has neither).
  * </ul>
  * It records every call ({@link #requests()}). Build clients with {@link #clients()}; close the
  * proxy after the test (the {@code @AwsEmulatorTest} extension does for an {@code AwsFaults}
@@ -94,6 +97,7 @@ public final class AwsFaults implements AutoCloseable {
   private final List<CallFault> callFaults = new CopyOnWriteArrayList<>();
   private final List<AwsRequest> requests = new CopyOnWriteArrayList<>();
   private volatile Integer fleetCapacityLimit;
+  private volatile List<InstanceStatus> instanceStatuses;
 
   private AwsFaults(URI upstream, Region region) throws IOException {
     this.upstream = upstream;
@@ -183,11 +187,25 @@ public final class AwsFaults implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Until {@link #clear()}, {@code DescribeInstanceStatus} is answered by the proxy, in EC2's XML, with
+   * those of these statuses the request asks for (its instance IDs and its {@code instance-id}, {@code
+   * instance-status.status}, {@code system-status.status}, {@code *.reachability} and {@code event.code}
+   * filters; another filter is refused), and moto is not asked: moto reports every running instance as
+   * {@code ok} and ignores those filters, so it can show no impaired instance or scheduled event.
+   * Build the statuses with the SDK's {@code InstanceStatus.builder()}; replaces earlier ones.
+   */
+  public AwsFaults instanceStatuses(List<InstanceStatus> statuses) {
+    instanceStatuses = List.copyOf(statuses);
+    return this;
+  }
+
   /** Removes every fault; the record of calls stays. */
   public void clear() {
     unavailable.clear();
     callFaults.clear();
     fleetCapacityLimit = null;
+    instanceStatuses = null;
   }
 
   /** Every call the proxy received, in order of arrival. */
@@ -224,6 +242,11 @@ public final class AwsFaults implements AutoCloseable {
           Thread.sleep(fault.delay());
         } else if (fault != null) {
           respondWithError(exchange, request, target != null, fault);
+          return;
+        }
+        List<InstanceStatus> statuses = instanceStatuses;
+        if (statuses != null && request.is("ec2", "DescribeInstanceStatus")) {
+          describeInstanceStatus(exchange, request, statuses);
           return;
         }
         Integer limit = fleetCapacityLimit;
@@ -267,6 +290,17 @@ public final class AwsFaults implements AutoCloseable {
       body = FleetFaults.withErrors(new String(body, StandardCharsets.UTF_8), rewrite).getBytes(StandardCharsets.UTF_8);
     }
     respond(exchange, answer.status(), answer.headers(), body);
+  }
+
+  private void describeInstanceStatus(HttpExchange exchange, AwsRequest request, List<InstanceStatus> statuses) throws IOException {
+    String unsupported = InstanceStatusFaults.unsupportedFilter(request.parameters());
+    if (unsupported != null) {
+      respondWithError(exchange, request, false, new CallFault("ec2", "DescribeInstanceStatus", new AtomicInteger(), 400,
+          "InvalidParameterValue", "AwsFaults: the filter " + unsupported + " of DescribeInstanceStatus is not emulated", null));
+      return;
+    }
+    respond(exchange, 200, Map.of("Content-Type", List.of("text/xml")),
+        InstanceStatusFaults.response(InstanceStatusFaults.select(statuses, request.parameters())).getBytes(StandardCharsets.UTF_8));
   }
 
   /** The zone of a subnet, asked of the emulator itself (not through the proxy); null if unknown. */

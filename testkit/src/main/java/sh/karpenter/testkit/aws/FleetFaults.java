@@ -33,7 +33,7 @@ import org.w3c.dom.Node;
 final class FleetFaults {
 
   static final String INSUFFICIENT_CAPACITY = "InsufficientInstanceCapacity";
-  private static final String NAMESPACE = "http://ec2.amazonaws.com/doc/2016-11-15/";
+  static final String NAMESPACE = "http://ec2.amazonaws.com/doc/2016-11-15/";
   private static final Pattern OVERRIDE = Pattern.compile("LaunchTemplateConfigs\\.(\\d+)\\.Overrides\\.(\\d+)\\.(.+)");
   private static final Pattern CONFIG = Pattern.compile("LaunchTemplateConfigs\\.(\\d+)\\.(.+)");
 
@@ -236,7 +236,7 @@ final class FleetFaults {
     return null;
   }
 
-  private static Element append(Element parent, String localName, String text) {
+  static Element append(Element parent, String localName, String text) {
     String namespace = parent.getNamespaceURI() == null ? NAMESPACE : parent.getNamespaceURI();
     Element element = parent.getOwnerDocument().createElementNS(namespace, localName);
     if (text != null) {
@@ -258,7 +258,7 @@ final class FleetFaults {
     return factory;
   }
 
-  private static Document newDocument() {
+  static Document newDocument() {
     try {
       return factory().newDocumentBuilder().newDocument();
     } catch (javax.xml.parsers.ParserConfigurationException e) {
@@ -274,7 +274,7 @@ final class FleetFaults {
     }
   }
 
-  private static String serialize(Document document) {
+  static String serialize(Document document) {
     try {
       StringWriter out = new StringWriter();
       var transformer = TransformerFactory.newInstance().newTransformer();

@@ -476,6 +476,27 @@ class AwsEmulatorIT {
   }
 
   @Test
+  void instanceStatusIsAlwaysOkAndItsFiltersAreIgnored(Ec2Client ec2, SsmClient ssm) {
+    String id = ec2.runInstances(r -> r.imageId(amazonLinux(ssm)).minCount(1).maxCount(1).instanceType("m5.large")).instances().getFirst().instanceId();
+
+    var impaired = ec2.describeInstanceStatus(r -> r.filters(Filter.builder().name("system-status.status").values("impaired").build()))
+        .instanceStatuses();
+    assertThat(impaired).as("the filter is ignored: a healthy instance is 'impaired'").singleElement().satisfies(status -> {
+      assertThat(status.instanceId()).isEqualTo(id);
+      assertThat(status.instanceStatus().statusAsString()).isEqualTo("ok");
+      assertThat(status.systemStatus().statusAsString()).isEqualTo("ok");
+      assertThat(status.systemStatus().details()).singleElement().satisfies(d -> {
+        assertThat(d.nameAsString()).isEqualTo("reachability");
+        assertThat(d.statusAsString()).isEqualTo("passed");
+      });
+      assertThat(status.events()).isEmpty();
+      assertThat(status.attachedEbsStatus()).isNull();
+    });
+    assertThat(ec2.describeInstanceStatus(r -> r.filters(Filter.builder().name("event.code").values("instance-retirement").build()))
+        .instanceStatuses()).hasSize(1);
+  }
+
+  @Test
   void resetForgetsWhatTestsCreated(AwsEmulator emulator, Ec2Client ec2, SsmClient ssm) {
     ec2.runInstances(r -> r.imageId(amazonLinux(ssm)).minCount(1).maxCount(1));
     ssm.putParameter(r -> r.name("/probe/x").value("1").type(ParameterType.STRING));

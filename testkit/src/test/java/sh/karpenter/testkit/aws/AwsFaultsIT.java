@@ -8,6 +8,7 @@ import static sh.karpenter.testkit.aws.AwsEmulatorIT.launchTemplate;
 import static sh.karpenter.testkit.aws.AwsEmulatorIT.override;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.testkit.aws.AwsFaults.CapacityType;
@@ -19,6 +20,7 @@ import software.amazon.awssdk.services.ec2.model.CreateFleetResponse;
 import software.amazon.awssdk.services.ec2.model.DefaultTargetCapacityType;
 import software.amazon.awssdk.services.ec2.model.Ec2Exception;
 import software.amazon.awssdk.services.ec2.model.FleetLaunchTemplateOverridesRequest;
+import software.amazon.awssdk.services.ec2.model.InstanceStatus;
 import software.amazon.awssdk.services.iam.IamClient;
 import software.amazon.awssdk.services.iam.model.IamException;
 import software.amazon.awssdk.services.ssm.SsmClient;
@@ -162,6 +164,51 @@ class AwsFaultsIT {
             assertThat(e.awsErrorDetails().errorMessage()).isEqualTo("You are not authorized to perform this operation.");
             assertThat(e.statusCode()).isEqualTo(400);
           });
+    }
+  }
+
+  @Test
+  void instanceStatusesAreAnsweredWithTheirFilters(AwsFaults faults, Ec2Client ec2, SsmClient ssm) {
+    Instant since = Instant.parse("2026-11-26T01:00:00Z");
+    String healthy = ec2.runInstances(r -> r.imageId(AwsEmulatorIT.amazonLinux(ssm)).minCount(1).maxCount(1)).instances().getFirst().instanceId();
+    AwsEmulatorIT.instance(ec2, healthy); // running from the next describe on
+    faults.instanceStatuses(List.of(
+        InstanceStatus.builder().instanceId("i-0000000000000000a").availabilityZone("us-west-2a")
+            .systemStatus(s -> s.status("impaired").details(d -> d.name("reachability").status("failed").impairedSince(since)))
+            .instanceStatus(s -> s.status("ok").details(d -> d.name("reachability").status("passed")))
+            .build(),
+        InstanceStatus.builder().instanceId("i-0000000000000000b")
+            .events(e -> e.code("instance-retirement").description("retiring").notBefore(since))
+            .build()));
+
+    try (Ec2Client throughFaults = faults.clients().ec2()) {
+      var impaired = throughFaults.describeInstanceStatus(r -> r.filters(f -> f.name("system-status.status").values("impaired"))).instanceStatuses();
+      assertThat(impaired).singleElement().satisfies(status -> {
+        assertThat(status.instanceId()).isEqualTo("i-0000000000000000a");
+        assertThat(status.availabilityZone()).isEqualTo("us-west-2a");
+        assertThat(status.instanceState().nameAsString()).isEqualTo("running");
+        assertThat(status.systemStatus().details()).singleElement().satisfies(d -> {
+          assertThat(d.statusAsString()).isEqualTo("failed");
+          assertThat(d.impairedSince()).isEqualTo(since);
+        });
+        assertThat(status.instanceStatus().statusAsString()).isEqualTo("ok");
+      });
+      assertThat(throughFaults.describeInstanceStatus(r -> r.filters(f -> f.name("event.code").values("instance-stop", "instance-retirement")))
+          .instanceStatuses()).singleElement().satisfies(status -> {
+            assertThat(status.instanceId()).isEqualTo("i-0000000000000000b");
+            assertThat(status.events()).singleElement().satisfies(e -> {
+              assertThat(e.codeAsString()).isEqualTo("instance-retirement");
+              assertThat(e.notBefore()).isEqualTo(since);
+            });
+          });
+      assertThat(throughFaults.describeInstanceStatus(r -> r.filters(f -> f.name("instance-status.status").values("impaired")))
+          .instanceStatuses()).as("moto's healthy instance is not in the answer").isEmpty();
+      assertThatThrownBy(() -> throughFaults.describeInstanceStatus(r -> r.filters(f -> f.name("availability-zone").values("us-west-2a"))))
+          .isInstanceOfSatisfying(Ec2Exception.class, e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidParameterValue"));
+
+      faults.clear();
+      assertThat(throughFaults.describeInstanceStatus(r -> r.filters(f -> f.name("instance-status.status").values("impaired")))
+          .instanceStatuses()).as("moto again").extracting(InstanceStatus::instanceId).containsExactly(healthy);
     }
   }
 

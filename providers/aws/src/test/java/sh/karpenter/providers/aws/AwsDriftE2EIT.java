@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
@@ -88,7 +87,7 @@ class AwsDriftE2EIT {
   /** A NodePool of two small types and a Deployment of one pod, running; the instance it runs on. */
   private String runOnePod() {
     e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: Never, budgets: [{nodes: \"100%\"}]}");
-    client.apps().deployments().resource(deployment("drifting")).create();
+    client.apps().deployments().resource(AwsE2EFixture.deployment("drifting", "1", "1Gi")).create();
     await().atMost(AwsE2EFixture.WAIT).until(() -> pods().size() == 1 && pods().stream().allMatch(TestObjects::running));
     List<NodeClaim> claims = client.resources(NodeClaim.class).list().getItems();
     assertThat(claims).hasSize(1);
@@ -144,17 +143,5 @@ class AwsDriftE2EIT {
   private List<Pod> pods() {
     return client.pods().withLabel("app", "drifting").list().getItems().stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
-  }
-
-  private static Deployment deployment(String name) {
-    Pod pod = TestObjects.pausePod("template", name, "1", "1Gi");
-    return new DeploymentBuilder()
-        .withNewMetadata().withName(name).endMetadata()
-        .withNewSpec()
-          .withReplicas(1)
-          .withNewSelector().addToMatchLabels("app", name).endSelector()
-          .withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata().withSpec(pod.getSpec()).endTemplate()
-        .endSpec()
-        .build();
   }
 }

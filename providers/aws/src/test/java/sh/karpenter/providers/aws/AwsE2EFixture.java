@@ -2,6 +2,9 @@ package sh.karpenter.providers.aws;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -32,12 +35,14 @@ import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.providers.aws.ami.KubernetesVersion;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
+import sh.karpenter.providers.aws.interruption.InstanceStatusController;
 import sh.karpenter.providers.aws.operator.AwsProvider;
 import sh.karpenter.providers.aws.sdk.AwsSdk;
 import sh.karpenter.testkit.aws.AwsClients;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import sh.karpenter.testkit.controlplane.KwokNodes;
+import sh.karpenter.testkit.fixtures.TestObjects;
 import sh.karpenter.testkit.fixtures.NodePoolYaml;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
@@ -85,6 +90,16 @@ final class AwsE2EFixture implements AutoCloseable {
    */
   AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection, String interruptionQueue) {
+    this(client, endpoint, ec2, ssm, iam, new AwsProvider.Tuning(garbageCollection, Duration.ofSeconds(1), InstanceStatusController.INTERVAL),
+        interruptionQueue);
+  }
+
+  /**
+   * @param tuning the provider's loop periods (the interruption queue's long polls should be short, e.g.
+   *     1 s, so that closing the fixture does not wait for one)
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
+      String interruptionQueue) {
     this.client = client;
     this.ec2 = ec2;
     // the SDK's default credentials chain reads these system properties first
@@ -101,8 +116,7 @@ final class AwsE2EFixture implements AutoCloseable {
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
         0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1),
         Optional.ofNullable(interruptionQueue));
-    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), garbageCollection,
-        Duration.ofSeconds(1));
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), tuning);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
@@ -146,6 +160,34 @@ final class AwsE2EFixture implements AutoCloseable {
     return nodeClass != null && nodeClass.getStatus() != null && nodeClass.getStatus().getConditions() != null
         && nodeClass.getStatus().getConditions().stream()
             .anyMatch(c -> EC2NodeClassConditions.READY.equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** A running pod of the Deployment {@code app} that is not being deleted. */
+  Optional<Pod> runningPod(String app) {
+    return client.pods().withLabel("app", app).list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null && TestObjects.running(p))
+        .findFirst();
+  }
+
+  /** The NodeClaim of the Node {@code nodeName} (by provider ID). */
+  NodeClaim nodeClaimOf(String nodeName) {
+    Node node = client.nodes().withName(nodeName).get();
+    return client.resources(NodeClaim.class).list().getItems().stream()
+        .filter(c -> c.getStatus() != null && node.getSpec().getProviderID().equals(c.getStatus().getProviderID()))
+        .findFirst().orElseThrow();
+  }
+
+  /** One pause pod of these requests as a Deployment {@code app} (label {@code app=<app>}), so that a deleted or evicted pod comes back. */
+  static Deployment deployment(String app, String cpu, String memory) {
+    Pod pod = TestObjects.pausePod("template", app, cpu, memory);
+    return new DeploymentBuilder()
+        .withNewMetadata().withName(app).endMetadata()
+        .withNewSpec()
+          .withReplicas(1)
+          .withNewSelector().addToMatchLabels("app", app).endSelector()
+          .withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata().withSpec(pod.getSpec()).endTemplate()
+        .endSpec()
+        .build();
   }
 
   /** Live instances tagged for this cluster (Karpenter's and any launched behind its back with its tags). */

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Instant;
@@ -25,7 +24,6 @@ import sh.karpenter.providers.aws.interruption.InterruptionSamples;
 import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
-import sh.karpenter.testkit.fixtures.TestObjects;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.iam.IamClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -67,9 +65,9 @@ class AwsInterruptionE2EIT {
   @Test
   void aSpotInterruptionReplacesTheNodeAndMarksTheOfferingUnavailable() {
     e2e.createNodeClassAndPool(List.of("m5.large", "c5.large"), List.of("spot"), "{consolidateAfter: Never}");
-    client.apps().deployments().resource(deployment("spotty")).create();
-    Pod before = await().atMost(AwsE2EFixture.WAIT).until(() -> runningPod("spotty"), Optional::isPresent).get();
-    NodeClaim interrupted = nodeClaimOf(before.getSpec().getNodeName());
+    client.apps().deployments().resource(AwsE2EFixture.deployment("spotty", "500m", "512Mi")).create();
+    Pod before = await().atMost(AwsE2EFixture.WAIT).until(() -> e2e.runningPod("spotty"), Optional::isPresent).get();
+    NodeClaim interrupted = e2e.nodeClaimOf(before.getSpec().getNodeName());
     String instanceId = InstanceProvider.instanceId(interrupted.getStatus().getProviderID());
     String type = interrupted.getMetadata().getLabels().get(Labels.INSTANCE_TYPE);
     String zone = interrupted.getMetadata().getLabels().get(Labels.ZONE);
@@ -79,9 +77,9 @@ class AwsInterruptionE2EIT {
 
     await().atMost(AwsE2EFixture.WAIT).until(() -> client.resources(NodeClaim.class).withName(interrupted.getMetadata().getName()).get() == null);
     Pod after = await().atMost(AwsE2EFixture.WAIT)
-        .until(() -> runningPod("spotty").filter(p -> !p.getSpec().getNodeName().equals(before.getSpec().getNodeName())), Optional::isPresent)
+        .until(() -> e2e.runningPod("spotty").filter(p -> !p.getSpec().getNodeName().equals(before.getSpec().getNodeName())), Optional::isPresent)
         .get();
-    NodeClaim replacement = nodeClaimOf(after.getSpec().getNodeName());
+    NodeClaim replacement = e2e.nodeClaimOf(after.getSpec().getNodeName());
     assertThat(replacement.getMetadata().getName()).isNotEqualTo(interrupted.getMetadata().getName());
     assertThat(ready(client.nodes().withName(after.getSpec().getNodeName()).get())).isTrue();
     assertThat(Map.of("type", replacement.getMetadata().getLabels().get(Labels.INSTANCE_TYPE),
@@ -101,10 +99,10 @@ class AwsInterruptionE2EIT {
   @Test
   void aTerminatedStateChangeRemovesTheNodeClaimAndNodeAndAPoisonMessageIsDeleted() {
     e2e.createNodeClassAndPool(List.of("m5.large"), "{consolidateAfter: Never}");
-    client.apps().deployments().resource(deployment("stateful")).create();
-    Pod pod = await().atMost(AwsE2EFixture.WAIT).until(() -> runningPod("stateful"), Optional::isPresent).get();
+    client.apps().deployments().resource(AwsE2EFixture.deployment("stateful", "500m", "512Mi")).create();
+    Pod pod = await().atMost(AwsE2EFixture.WAIT).until(() -> e2e.runningPod("stateful"), Optional::isPresent).get();
     String nodeName = pod.getSpec().getNodeName();
-    NodeClaim claim = nodeClaimOf(nodeName);
+    NodeClaim claim = e2e.nodeClaimOf(nodeName);
     String instanceId = InstanceProvider.instanceId(claim.getStatus().getProviderID());
     CollectorRegistry metrics = e2e.operator.metrics().registry().orElseThrow();
 
@@ -131,33 +129,7 @@ class AwsInterruptionE2EIT {
         && "0".equals(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
   }
 
-  private Optional<Pod> runningPod(String app) {
-    return client.pods().withLabel("app", app).list().getItems().stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null && TestObjects.running(p))
-        .findFirst();
-  }
-
-  private NodeClaim nodeClaimOf(String nodeName) {
-    Node node = client.nodes().withName(nodeName).get();
-    return client.resources(NodeClaim.class).list().getItems().stream()
-        .filter(c -> c.getStatus() != null && node.getSpec().getProviderID().equals(c.getStatus().getProviderID()))
-        .findFirst().orElseThrow();
-  }
-
   private static boolean ready(Node node) {
     return node != null && node.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-  }
-
-  /** One pause pod of half a CPU, as a Deployment so that an evicted pod comes back. */
-  private static io.fabric8.kubernetes.api.model.apps.Deployment deployment(String app) {
-    Pod pod = TestObjects.pausePod("template", app, "500m", "512Mi");
-    return new DeploymentBuilder()
-        .withNewMetadata().withName(app).endMetadata()
-        .withNewSpec()
-          .withReplicas(1)
-          .withNewSelector().addToMatchLabels("app", app).endSelector()
-          .withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata().withSpec(pod.getSpec()).endTemplate()
-        .endSpec()
-        .build();
   }
 }

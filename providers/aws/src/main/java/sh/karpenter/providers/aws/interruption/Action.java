@@ -7,6 +7,12 @@ public enum Action {
    * the instance, and provisioning finds room for the Node's pods elsewhere meanwhile.
    */
   CORDON_AND_DRAIN,
+  /**
+   * Set {@code karpenter.sh/nodeclaim-termination-timestamp} to now, then delete the NodeClaim: the
+   * instance is already broken, so the drain deletes the pods at once, without waiting for
+   * PodDisruptionBudgets (upstream's {@code ForcefulTermination}, for failed status checks).
+   */
+  FORCEFUL_TERMINATION,
   /** Publish the event and nothing else. */
   NO_ACTION
 }

@@ -14,7 +14,7 @@ final class InterruptionEvents {
     switch (kind) {
       case REBALANCE_RECOMMENDATION ->
           both(events, EventRecorder.NORMAL, "SpotRebalanceRecommendation", "Spot rebalance recommendation was triggered", nodeClaim, node);
-      case SCHEDULED_CHANGE ->
+      case SCHEDULED_CHANGE, INSTANCE_STATUS, SYSTEM_STATUS, EVENT_STATUS ->
           both(events, EventRecorder.WARNING, "InstanceUnhealthy", "An unhealthy warning was triggered for the instance", nodeClaim, node);
       case SPOT_INTERRUPTED ->
           both(events, EventRecorder.WARNING, "SpotInterrupted", "Spot interruption warning was triggered", nodeClaim, node);

@@ -4,14 +4,13 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Histogram;
 import java.time.Duration;
-import sh.karpenter.controller.metrics.DisruptionLabels;
 import sh.karpenter.controller.metrics.Metrics;
 
 /**
- * Upstream's interruption metric families (AWS provider {@code controllers/interruption/metrics.go}),
- * registered in the Operator's registry so its scrape serves them, plus the core {@code
- * karpenter_nodeclaims_disrupted_total} with the message kind as the reason for each NodeClaim deleted.
- * Records nothing with {@link Metrics#noop()}.
+ * Upstream's interruption queue metric families (AWS provider {@code controllers/interruption/metrics.go}),
+ * registered in the Operator's registry so its scrape serves them. Records nothing with {@link
+ * Metrics#noop()}. The core {@code karpenter_nodeclaims_disrupted_total} of each NodeClaim deleted is
+ * {@link InterruptionHandler}'s; the fourth family is {@link InstanceStatusMetrics}.
  */
 public final class InterruptionMetrics {
   public static final String RECEIVED = "karpenter_interruption_received_messages_total";
@@ -19,13 +18,11 @@ public final class InterruptionMetrics {
   public static final String QUEUE_DURATION = "karpenter_interruption_message_queue_duration_seconds";
   static final String MESSAGE_TYPE = "message_type";
 
-  private final Metrics metrics;
   private final Counter received;
   private final Counter deleted;
   private final Histogram queueDuration;
 
   public InterruptionMetrics(Metrics metrics) {
-    this.metrics = metrics;
     CollectorRegistry registry = metrics.registry().orElse(null);
     if (registry == null) {
       received = null;
@@ -61,10 +58,5 @@ public final class InterruptionMetrics {
     if (queueDuration != null) {
       queueDuration.observe(Math.max(0, onQueue.toNanos() / 1e9));
     }
-  }
-
-  /** {@code karpenter_nodeclaims_disrupted_total{reason=<kind>}} for a NodeClaim the message deleted. */
-  void disrupted(DisruptionLabels labels) {
-    metrics.nodeClaimDisrupted(labels);
   }
 }

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
+import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 
 /**
@@ -29,12 +31,27 @@ interface InterruptionTargets {
   /** Deletes the NodeClaim; false when it was already gone. */
   boolean delete(NodeClaim nodeClaim);
 
-  /** Over the shared informers, adding the instance-ID indexes to them (call before they start). */
+  /**
+   * Sets {@code karpenter.sh/nodeclaim-termination-timestamp} on the NodeClaim (a merge patch; a
+   * NodeClaim that is gone is no error).
+   */
+  void annotateTerminationTimestamp(NodeClaim nodeClaim, String terminationTime);
+
+  /**
+   * Over the shared informers, adding the instance-ID indexes to them unless an earlier call did (call
+   * before they start; the interruption and instance-status controllers share them).
+   */
   static InterruptionTargets kubernetes(KubernetesClient client, Informers informers) {
-    informers.nodeClaims().addIndexers(Map.of(NODECLAIM_BY_INSTANCE_ID,
-        claim -> instanceIds(claim.getStatus() == null ? null : claim.getStatus().getProviderID())));
-    informers.nodes().addIndexers(Map.of(NODE_BY_INSTANCE_ID,
-        node -> instanceIds(node.getSpec() == null ? null : node.getSpec().getProviderID())));
+    synchronized (informers) {
+      if (!informers.nodeClaims().getIndexer().getIndexers().containsKey(NODECLAIM_BY_INSTANCE_ID)) {
+        informers.nodeClaims().addIndexers(Map.of(NODECLAIM_BY_INSTANCE_ID,
+            claim -> instanceIds(claim.getStatus() == null ? null : claim.getStatus().getProviderID())));
+      }
+      if (!informers.nodes().getIndexer().getIndexers().containsKey(NODE_BY_INSTANCE_ID)) {
+        informers.nodes().addIndexers(Map.of(NODE_BY_INSTANCE_ID,
+            node -> instanceIds(node.getSpec() == null ? null : node.getSpec().getProviderID())));
+      }
+    }
     return new InterruptionTargets() {
       @Override
       public List<NodeClaim> nodeClaims(String instanceId) {
@@ -55,6 +72,19 @@ interface InterruptionTargets {
             return false;
           }
           throw e;
+        }
+      }
+
+      @Override
+      public void annotateTerminationTimestamp(NodeClaim nodeClaim, String terminationTime) {
+        try {
+          OptimisticWrites.mergePatch(client.resources(NodeClaim.class).withName(nodeClaim.getMetadata().getName()),
+              client.getKubernetesSerialization(), null,
+              OptimisticWrites.metadata(Map.of("annotations", Map.of(Annotations.NODE_CLAIM_TERMINATION_TIMESTAMP, terminationTime))));
+        } catch (KubernetesClientException e) {
+          if (!OptimisticWrites.isNotFound(e)) {
+            throw e;
+          }
         }
       }
     };

@@ -3,7 +3,9 @@ package sh.karpenter.providers.aws.interruption;
 /**
  * What an interruption message says happened (upstream's {@code messages.Kind}); {@link #value()} is
  * the {@code message_type} label of {@code karpenter_interruption_received_messages_total} and the
- * {@code reason} of {@code karpenter_nodeclaims_disrupted_total}.
+ * {@code reason} of {@code karpenter_nodeclaims_disrupted_total}. The queue's messages have the first
+ * six; the instance-status controller's have {@link #INSTANCE_STATUS}, {@link #SYSTEM_STATUS} and
+ * {@link #EVENT_STATUS}.
  */
 public enum Kind {
   /** EC2's two-minute spot interruption warning. */
@@ -18,6 +20,12 @@ public enum Kind {
   INSTANCE_TERMINATED("instance_terminated", Action.CORDON_AND_DRAIN),
   /** The instance's capacity reservation is being interrupted. */
   CAPACITY_RESERVATION_INTERRUPTED("capacity_reservation_interrupted", Action.CORDON_AND_DRAIN),
+  /** A failed instance status check (DescribeInstanceStatus, not the queue). */
+  INSTANCE_STATUS("instance_status", Action.FORCEFUL_TERMINATION),
+  /** A failed system status check: the instance's host (DescribeInstanceStatus). */
+  SYSTEM_STATUS("system_status", Action.FORCEFUL_TERMINATION),
+  /** A scheduled event of the instance (DescribeInstanceStatus). */
+  EVENT_STATUS("event_status", Action.CORDON_AND_DRAIN),
   /** A message Karpenter does not act on (an unknown event, a health event of another service, a state it ignores). */
   NO_OP("no_op", Action.NO_ACTION);
 

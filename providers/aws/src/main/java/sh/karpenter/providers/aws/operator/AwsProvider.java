@@ -29,6 +29,8 @@ import sh.karpenter.providers.aws.fleet.LaunchSubnets;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.instanceprofile.InstanceProfileProvider;
+import sh.karpenter.providers.aws.instancestatus.InstanceStatusProvider;
+import sh.karpenter.providers.aws.interruption.InstanceStatusController;
 import sh.karpenter.providers.aws.interruption.InterruptionController;
 import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
 import sh.karpenter.providers.aws.launchtemplate.LaunchTemplateProvider;
@@ -52,7 +54,8 @@ import software.amazon.awssdk.services.ssm.SsmClient;
  * The AWS provider assembled for the controller (upstream's {@code pkg/operator/operator.go}): SDK
  * clients, the caches and providers, the {@link AwsCloudProvider} and the Operator extensions that
  * add the EC2NodeClass controllers, the instance-type and pricing refresh loops, the leaked-instance
- * garbage collection and the interruption controller (with {@code --interruption-queue}). Build it with
+ * garbage collection, the instance-status controller and the interruption controller (with {@code
+ * --interruption-queue}). Build it with
  * {@link #create}, hand {@link #cloudProvider()} and {@link #extensions()} to the Operator, close it
  * after the Operator.
  */
@@ -130,21 +133,27 @@ public final class AwsProvider implements AutoCloseable {
    * is logged; the refresh loops try again).
    */
   public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock) {
-    return create(client, sdk, settings, clock, InstanceGarbageCollection.Settings.DEFAULT);
-  }
-
-  /** {@link #create(KubernetesClient, AwsSdk, Settings, Clock)} with the garbage collection's periods and minimum age (tests shorten them). */
-  public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock,
-      InstanceGarbageCollection.Settings garbageCollection) {
-    return create(client, sdk, settings, clock, garbageCollection, SqsProvider.WAIT_TIME);
+    return create(client, sdk, settings, clock, Tuning.DEFAULT);
   }
 
   /**
-   * {@link #create(KubernetesClient, AwsSdk, Settings, Clock, InstanceGarbageCollection.Settings)} with
-   * the interruption queue's long-poll wait (tests shorten it so that closing does not wait 20 s).
+   * The periods of the provider's loops, which upstream fixes and tests shorten.
+   *
+   * @param garbageCollection the leaked-instance garbage collection's periods and minimum age
+   * @param interruptionQueueWait the interruption queue's long-poll wait (tests shorten it so that
+   *     closing does not wait 20 s)
+   * @param instanceStatusInterval between two DescribeInstanceStatus polls
    */
-  public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock,
-      InstanceGarbageCollection.Settings garbageCollection, Duration interruptionQueueWait) {
+  public record Tuning(InstanceGarbageCollection.Settings garbageCollection, Duration interruptionQueueWait, Duration instanceStatusInterval) {
+    public static final Tuning DEFAULT =
+        new Tuning(InstanceGarbageCollection.Settings.DEFAULT, SqsProvider.WAIT_TIME, InstanceStatusController.INTERVAL);
+  }
+
+  /**
+   * {@link #create(KubernetesClient, AwsSdk, Settings, Clock)} with other periods ({@link Tuning#DEFAULT}
+   * in production).
+   */
+  public static AwsProvider create(KubernetesClient client, AwsSdk sdk, Settings settings, Clock clock, Tuning tuning) {
     Region region = sdk.region().orElseGet(() -> new DefaultAwsRegionProviderChain().getRegion());
     Ec2Client ec2 = sdk.ec2();
     SsmClient ssm = sdk.ssm();
@@ -183,13 +192,15 @@ public final class AwsProvider implements AutoCloseable {
       context.loop("providers.pricing", () -> Result.requeueAfter(pricing.refresh()));
       context.loop("providers.instancetype", () -> Result.requeueAfter(instanceTypes.refresh()));
     };
-    InstanceGarbageCollection leakedInstances = new InstanceGarbageCollection(instances, garbageCollection, clock);
+    InstanceGarbageCollection leakedInstances = new InstanceGarbageCollection(instances, tuning.garbageCollection(), clock);
     CloudProviderMetrics metrics = new CloudProviderMetrics(cloudProvider::instanceTypes, pricing::onDemandPricesLive, pricing::spotPricesLive);
-    List<OperatorExtension> extensions = new ArrayList<>(List.of(nodeClasses, refreshLoops, leakedInstances, metrics));
+    InstanceStatusController instanceStatus = new InstanceStatusController(new InstanceStatusProvider(ec2, clock), clock,
+        tuning.instanceStatusInterval());
+    List<OperatorExtension> extensions = new ArrayList<>(List.of(nodeClasses, refreshLoops, leakedInstances, metrics, instanceStatus));
     SqsClient sqs = null;
     if (settings.interruptionQueue().isPresent()) {
       sqs = sdk.sqs();
-      extensions.add(new InterruptionController(new SqsProvider(sqs, settings.interruptionQueue().get(), interruptionQueueWait), unavailable,
+      extensions.add(new InterruptionController(new SqsProvider(sqs, settings.interruptionQueue().get(), tuning.interruptionQueueWait()), unavailable,
           clock));
       LOG.info("AWS provider: interruption handling from the queue {}", settings.interruptionQueue().get());
     }
@@ -207,7 +218,8 @@ public final class AwsProvider implements AutoCloseable {
 
   /**
    * The EC2NodeClass controllers, the refresh loops, the instance garbage collection, the provider's
-   * metrics and, with an interruption queue, the interruption controller, for the Operator.
+   * metrics, the instance-status controller and, with an interruption queue, the interruption
+   * controller, for the Operator.
    */
   public List<OperatorExtension> extensions() {
     return extensions;

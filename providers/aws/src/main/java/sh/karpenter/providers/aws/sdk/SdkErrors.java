@@ -21,4 +21,10 @@ public final class SdkErrors {
     }
     return e.getMessage();
   }
+
+  /** Whether the service answered with this error code (upstream's {@code IsUnauthorizedOperationError} and kin). */
+  public static boolean hasCode(SdkException e, String code) {
+    return e instanceof AwsServiceException service && service.awsErrorDetails() != null
+        && code.equals(service.awsErrorDetails().errorCode());
+  }
 }

@@ -48,7 +48,7 @@ class InterruptionControllerTest {
     registry = new CollectorRegistry();
     unavailable = new UnavailableOfferings(clock);
     controller = new InterruptionController(new SqsProvider(sqs, "interruptions", Duration.ZERO), unavailable, clock);
-    controller.bind(targets, events, new InterruptionMetrics(new Metrics(registry)));
+    controller.bind(targets, events, new Metrics(registry));
     targets.add(nodeClaim("spot-a", INSTANCE, "spot"));
     targets.add(node(INSTANCE));
   }
@@ -206,7 +206,7 @@ class InterruptionControllerTest {
   @Test
   void anUnknownQueueIsAnError() {
     var missing = new InterruptionController(new SqsProvider(sqs, "missing", Duration.ZERO), unavailable, clock);
-    missing.bind(targets, events, new InterruptionMetrics(Metrics.noop()));
+    missing.bind(targets, events, Metrics.noop());
     assertThatThrownBy(missing::reconcile).hasMessageContaining("does not exist");
   }
 

@@ -35,7 +35,8 @@ class InterruptionMetricsTest {
   @Test
   void kindsAreUpstreamsMessageTypes() {
     assertThat(java.util.Arrays.stream(Kind.values()).map(Kind::value)).containsExactly("spot_interrupted", "rebalance_recommendation",
-        "scheduled_change", "instance_stopped", "instance_terminated", "capacity_reservation_interrupted", "no_op");
+        "scheduled_change", "instance_stopped", "instance_terminated", "capacity_reservation_interrupted", "instance_status", "system_status",
+        "event_status", "no_op");
   }
 
   @Test

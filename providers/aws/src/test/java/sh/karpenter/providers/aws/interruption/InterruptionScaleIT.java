@@ -64,7 +64,7 @@ class InterruptionScaleIT {
     try (Informers informers = new Informers(client)) {
       InterruptionController controller = new InterruptionController(new SqsProvider(sqs, queue, Duration.ofSeconds(1)),
           new UnavailableOfferings(Clock.systemUTC()), Clock.systemUTC());
-      controller.bind(InterruptionTargets.kubernetes(client, informers), new TestingEventRecorder(), new InterruptionMetrics(new Metrics(registry)));
+      controller.bind(InterruptionTargets.kubernetes(client, informers), new TestingEventRecorder(), new Metrics(registry));
       informers.start();
       while (!informers.hasSynced()) {
         TimeUnit.MILLISECONDS.sleep(50);
