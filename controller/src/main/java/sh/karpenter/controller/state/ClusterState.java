@@ -223,9 +223,13 @@ public final class ClusterState {
 
     List<Input> inputs = new ArrayList<>();
     Map<String, Pod> podObjects = new HashMap<>();
+    Map<String, String> notReadyPools = new LinkedHashMap<>();
     for (NodePool pool : pools) {
-      if (!notReady(pool)) {
+      Optional<String> notReady = notReady(pool);
+      if (notReady.isEmpty()) {
         inputs.add(new Input(pool, "NodePool " + pool.getMetadata().getName()));
+      } else if (!Metadata.deleting(pool)) {
+        notReadyPools.put(pool.getMetadata().getName(), notReady.get());
       }
     }
     for (Node node : nodes) {
@@ -294,7 +298,7 @@ public final class ClusterState {
         podObjects.put(Pods.key(pod), pod);
       }
     });
-    return new StateSnapshot(snapshot, podObjects, poolsByName, nodeClaimNames, inFlight, invalid);
+    return new StateSnapshot(snapshot, podObjects, poolsByName, notReadyPools, nodeClaimNames, inFlight, invalid);
   }
 
   private record Input(HasMetadata object, String origin) {}
@@ -640,13 +644,25 @@ public final class ClusterState {
     return new PodBuilder(pod).editMetadata().withDeletionTimestamp(null).endMetadata().editSpec().withNodeName(null).endSpec().build();
   }
 
-  /** Upstream requires NodePools to be Ready; one whose Ready condition is explicitly not True is skipped. */
-  private static boolean notReady(NodePool pool) {
+  /**
+   * Why a NodePool is not used, or empty when its {@code Ready} condition is True. Upstream's
+   * provisioner ({@code NewScheduler}) uses only NodePools whose {@code Ready} is True: one that is
+   * False, Unknown or has no status yet (the {@code nodepool.validation} and {@code nodepool.readiness}
+   * controllers set it within a reconcile of its creation) is left out of scheduling.
+   */
+  public static Optional<String> notReady(NodePool pool) {
     var conditions = pool.getStatus() == null ? null : pool.getStatus().getConditions();
-    return conditions != null
-        && Conditions.get(conditions, ConditionTypes.READY).isPresent()
-        && !Conditions.isTrue(conditions, ConditionTypes.READY)
-        && !Conditions.isUnknown(conditions, ConditionTypes.READY);
+    var ready = conditions == null ? Optional.<io.fabric8.kubernetes.api.model.Condition>empty() : Conditions.get(conditions, ConditionTypes.READY);
+    if (ready.isEmpty()) {
+      return Optional.of("not ready: no Ready condition yet");
+    }
+    if (Conditions.TRUE.equals(ready.get().getStatus())) {
+      return Optional.empty();
+    }
+    var c = ready.get();
+    String reason = c.getReason() == null || c.getReason().isEmpty() ? "" : ", " + c.getReason();
+    String message = c.getMessage() == null || c.getMessage().isEmpty() ? "" : ": " + c.getMessage();
+    return Optional.of("not ready (Ready=" + c.getStatus() + reason + message + ")");
   }
 
   private static String providerId(Node node) {

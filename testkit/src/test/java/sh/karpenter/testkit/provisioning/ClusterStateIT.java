@@ -94,9 +94,10 @@ class ClusterStateIT {
 
   @Test
   void anInFlightNodeClaimIsAnUninitializedNodeAndCountsTowardsUsage() {
-    POOL.create(client);
+    POOL.createReady(client);
     createClaim("general-abc");
-    await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().size() == 1);
+    await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().stream().allMatch(p -> ClusterState.notReady(p).isEmpty())
+        && informers.nodePools().getStore().list().size() == 1);
 
     StateSnapshot snapshot = state.provisioningSnapshot();
 
@@ -148,9 +149,10 @@ class ClusterStateIT {
   void withPrebindingTheProvisionerRecordsWhichPodsToBindToEachNodeClaim() {
     Options prebind = options.withPrebind(true);
     Provisioner provisioner = new Provisioner(client, state, new Batcher(clock, prebind), new TestingEventRecorder(clock), Metrics.noop(), clock, prebind);
-    POOL.create(client);
+    POOL.createReady(client);
     Pod pod = client.pods().resource(TestObjects.pausePod("web", "web")).create();
-    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
+    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().stream().allMatch(p -> ClusterState.notReady(p).isEmpty())
+        && informers.nodePools().getStore().list().size() == 1
         && informers.pods().getStore().list().stream().anyMatch(Pods::failedToSchedule));
 
     Provisioner.Pass pass = provisioner.provision();
