@@ -99,6 +99,9 @@ public final class ClusterState {
     this.clock = clock;
     this.instanceTypes = instanceTypes;
     this.defaultConstraints = options.defaultConstraints();
+    if (!defaultConstraints.isEmpty()) {
+      informers.watchSpreadControllers(); // their selectors select the pods default constraints count
+    }
     this.nominations = new Nominations(clock, options.nominationWindow());
     informers.nodeClaims().addEventHandler(new ResourceEventHandler<NodeClaim>() {
       @Override
@@ -284,6 +287,7 @@ public final class ClusterState {
     informers.storageClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "StorageClass " + key(o))));
     informers.namespaces().getStore().list().forEach(o -> inputs.add(new Input(o, "Namespace " + key(o))));
     informers.services().getStore().list().forEach(o -> inputs.add(new Input(o, "Service " + key(o))));
+    informers.spreadControllers().forEach(o -> inputs.add(new Input(o, o.getKind() + " " + key(o), true)));
     informers.runtimeClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "RuntimeClass " + o.getMetadata().getName())));
 
     Function<NodePool, List<InstanceType>> memoized = memoizedInstanceTypes();
@@ -301,7 +305,12 @@ public final class ClusterState {
     return new StateSnapshot(snapshot, podObjects, poolsByName, notReadyPools, nodeClaimNames, inFlight, invalid);
   }
 
-  private record Input(HasMetadata object, String origin) {}
+  /** One object for the snapshot; {@code spreadOnly} for a controller that only gives pods their default spread selector. */
+  private record Input(HasMetadata object, String origin, boolean spreadOnly) {
+    Input(HasMetadata object, String origin) {
+      this(object, origin, false);
+    }
+  }
 
   /** Builds the snapshot, leaving out (and reporting) each object the builder cannot convert. */
   private ClusterSnapshot build(
@@ -311,7 +320,9 @@ public final class ClusterState {
       SnapshotBuilder builder = new SnapshotBuilder(types).defaultConstraints(defaultConstraints).nodePoolUsage(usage).allRuntimeClassesKnown();
       try {
         for (Input input : remaining) {
-          if (input.object() instanceof NodeClaim claim) {
+          if (input.spreadOnly()) {
+            builder.addSpreadController(input.object(), input.origin());
+          } else if (input.object() instanceof NodeClaim claim) {
             builder.addNodeClaim(claim, input.origin());
           } else {
             builder.add(input.object(), input.origin());
