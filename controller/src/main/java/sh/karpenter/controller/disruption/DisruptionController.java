@@ -26,6 +26,7 @@ import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
 import sh.karpenter.core.disruption.Blocked;
+import sh.karpenter.core.disruption.Budgets;
 import sh.karpenter.core.disruption.Command;
 import sh.karpenter.core.disruption.Decision;
 import sh.karpenter.core.disruption.Disruption;
@@ -187,6 +188,9 @@ public final class DisruptionController {
     decision.eligibleNodes().forEach((reason, eligible) -> disruption.eligibleNodes(reason.metricLabel(), eligible));
     decision.allowedDisruptions().forEach((pool, byReason) ->
         byReason.forEach((reason, allowed) -> disruption.allowedDisruptions(pool, reason.metricLabel(), allowed)));
+    Budgets.consuming(input).forEach((pool, byReason) ->
+        byReason.forEach((reason, nodes) -> disruption.nodesConsumingBudgets(pool, reason.metricLabel(), nodes)));
+    decision.moves().forEach(move -> disruption.consolidationMove(move.nodePoolName(), move.policy().apiName(), move.approved()));
 
     Map<String, DisruptionView.NodeView> byNode = new HashMap<>();
     Map<String, DisruptionView.NodeView> byNodeClaim = new HashMap<>();

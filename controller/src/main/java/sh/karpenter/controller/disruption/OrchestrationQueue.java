@@ -185,6 +185,8 @@ public final class OrchestrationQueue {
     // Only now: marked earlier, provisioning would launch capacity for the candidates' pods as well.
     state.markForDeletion(providerIds(marked));
     metrics.disruption().decision(command.decision(), command.reason().metricLabel(), command.method().consolidationType());
+    command.candidates().stream().map(c -> c.nodePoolName()).distinct().forEach(pool ->
+        metrics.disruption().decisionByNodePool(pool, command.decision(), command.reason().metricLabel(), command.method().consolidationType()));
     return true;
   }
 

@@ -22,16 +22,23 @@ public final class DisruptionMetrics {
   static final String DECISION = "decision";
   static final String CONSOLIDATION_TYPE = "consolidation_type";
   static final String METHOD = "method";
+  static final String POLICY = "policy";
+  /** The {@code decision} of a consolidation move or score. */
+  static final String APPROVED = "approved";
+  static final String REJECTED = "rejected";
 
   private final boolean enabled;
   private final Histogram decisionEvaluation;
   private final Counter decisions;
+  private final Counter decisionsByNodePool;
   private final Gauge eligibleNodes;
   private final Counter consolidationTimeouts;
   private final Counter failedValidations;
   private final Counter queueFailures;
   private final Gauge allowedDisruptions;
+  private final Gauge nodesConsumingBudgets;
   private final Histogram consolidationScore;
+  private final Counter consolidationMoves;
   private final Counter podsDisruptionInitiated;
   private final Counter evictionRequests;
   private final Counter podsDrained;
@@ -45,12 +52,15 @@ public final class DisruptionMetrics {
     if (!enabled) {
       decisionEvaluation = null;
       decisions = null;
+      decisionsByNodePool = null;
       eligibleNodes = null;
       consolidationTimeouts = null;
       failedValidations = null;
       queueFailures = null;
       allowedDisruptions = null;
+      nodesConsumingBudgets = null;
       consolidationScore = null;
+      consolidationMoves = null;
       podsDisruptionInitiated = null;
       evictionRequests = null;
       podsDrained = null;
@@ -67,6 +77,9 @@ public final class DisruptionMetrics {
     decisions = Counter.build().name("karpenter_voluntary_disruption_decisions_total")
         .help("Number of disruption decisions performed. Labeled by disruption decision, reason, and consolidation type.")
         .labelNames(DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
+    decisionsByNodePool = Counter.build().name("karpenter_voluntary_disruption_decisions_by_nodepool_total")
+        .help("Number of disruption decisions performed by nodepool. Labeled by nodepool name, disruption decision, reason, and consolidation type.")
+        .labelNames(NODEPOOL, DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
     eligibleNodes = Gauge.build().name("karpenter_voluntary_disruption_eligible_nodes")
         .help("Number of nodes eligible for disruption by Karpenter. Labeled by disruption reason.")
         .labelNames(REASON).register(registry);
@@ -82,9 +95,15 @@ public final class DisruptionMetrics {
     allowedDisruptions = Gauge.build().name("karpenter_nodepools_allowed_disruptions")
         .help("The number of nodes for a given NodePool that can be concurrently disrupting at a point in time. Labeled by NodePool and reason.")
         .labelNames(NODEPOOL, REASON).register(registry);
+    nodesConsumingBudgets = Gauge.build().name("karpenter_nodepools_nodes_consuming_budgets")
+        .help("The number of nodes consuming the budget of a nodepool at a point in time. Labeled by NodePool.")
+        .labelNames(NODEPOOL, REASON).register(registry);
     consolidationScore = Histogram.build().name("karpenter_consolidation_score")
-        .help("Balanced consolidation score of evaluated moves. Labeled by nodepool and whether the move was approved.")
-        .labelNames(NODEPOOL, "approved").buckets(0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10).register(registry);
+        .help("Score of balanced consolidation moves. Labeled by decision, NodePool, and policy.")
+        .labelNames(DECISION, NODEPOOL, POLICY).buckets(0.1, 0.25, 0.33, 0.5, 1.0, 2.0, 5.0, 10.0).register(registry);
+    consolidationMoves = Counter.build().name("karpenter_consolidation_moves_total")
+        .help("Number of balanced consolidation moves. Labeled by decision, NodePool, and policy.")
+        .labelNames(DECISION, NODEPOOL, POLICY).register(registry);
     podsDisruptionInitiated = Counter.build().name("karpenter_pods_disruption_initiated_total")
         .help("Number of pod disruptions initiated in total by Karpenter, incremented by the reschedulable pod count whenever the"
             + " underlying nodeclaim is disrupted. Labeled by reason the nodeclaim was disrupted, the owning nodepool, the capacity"
@@ -120,6 +139,14 @@ public final class DisruptionMetrics {
     if (enabled) decisions.labels(v(decision), v(reason), v(consolidationType)).inc();
   }
 
+  /**
+   * {@code karpenter_voluntary_disruption_decisions_by_nodepool_total{nodepool, decision, reason,
+   * consolidation_type}}: once per NodePool among a started command's candidates.
+   */
+  public void decisionByNodePool(String nodePool, String decision, String reason, String consolidationType) {
+    if (enabled) decisionsByNodePool.labels(v(nodePool), v(decision), v(reason), v(consolidationType)).inc();
+  }
+
   /** {@code karpenter_voluntary_disruption_eligible_nodes{reason}}. */
   public void eligibleNodes(String reason, int count) {
     if (enabled) eligibleNodes.labels(v(reason)).set(count);
@@ -145,9 +172,23 @@ public final class DisruptionMetrics {
     if (enabled) allowedDisruptions.labels(v(nodePool), v(reason)).set(allowed);
   }
 
-  /** {@code karpenter_consolidation_score{nodepool, approved}}: one Balanced-policy move. */
+  /** {@code karpenter_nodepools_nodes_consuming_budgets{nodepool, reason}}: nodes already disrupting, set with the allowed disruptions. */
+  public void nodesConsumingBudgets(String nodePool, String reason, int nodes) {
+    if (enabled) nodesConsumingBudgets.labels(v(nodePool), v(reason)).set(nodes);
+  }
+
+  /** {@code karpenter_consolidation_score{decision, nodepool, policy}}: one Balanced-policy move (policy {@code Balanced}). */
   public void consolidationScore(String nodePool, boolean approved, double score) {
-    if (enabled) consolidationScore.labels(v(nodePool), Boolean.toString(approved)).observe(score);
+    if (enabled) consolidationScore.labels(approved ? APPROVED : REJECTED, v(nodePool), "Balanced").observe(score);
+  }
+
+  /**
+   * {@code karpenter_consolidation_moves_total{decision, nodepool, policy}}: one consolidation move
+   * judged for a NodePool, {@code decision} {@code approved} or {@code rejected}, {@code policy} the
+   * pool's consolidation policy as the API spells it.
+   */
+  public void consolidationMove(String nodePool, String policy, boolean approved) {
+    if (enabled) consolidationMoves.labels(approved ? APPROVED : REJECTED, v(nodePool), v(policy)).inc();
   }
 
   /**

@@ -23,7 +23,8 @@ import sh.karpenter.controller.state.ClusterState;
  * <p>Upstream requeues every provisionable pod every 10 s; here the informer handler triggers on
  * every change and {@link #resync()} (run by a loop every {@link #RESYNC}) triggers every pod still
  * provisionable, so a pod whose NodeClaim failed to launch is tried again. A NodePool that is added
- * or whose spec changes (new generation) triggers every provisionable pod too.
+ * or whose spec changes (new generation) triggers every provisionable pod too, and so does one whose
+ * {@code Ready} condition turns True, since provisioning uses only Ready NodePools.
  */
 public final class PodTrigger {
   /** How often every still-provisionable pod triggers again. */
@@ -64,7 +65,7 @@ public final class PodTrigger {
 
       @Override
       public void onUpdate(NodePool before, NodePool pool) {
-        if (!Objects.equals(before.getMetadata().getGeneration(), pool.getMetadata().getGeneration())) {
+        if (retriggers(before, pool)) {
           resync();
         }
       }
@@ -72,6 +73,12 @@ public final class PodTrigger {
       @Override
       public void onDelete(NodePool pool, boolean finalStateUnknown) {}
     });
+  }
+
+  /** A NodePool update that may let pending pods schedule: a new spec generation, or Ready turning True. */
+  static boolean retriggers(NodePool before, NodePool after) {
+    return !Objects.equals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration())
+        || (ClusterState.notReady(before).isPresent() && ClusterState.notReady(after).isEmpty());
   }
 
   /** Handles one pod add or update. */

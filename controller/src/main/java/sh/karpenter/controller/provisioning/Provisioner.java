@@ -33,6 +33,7 @@ import sh.karpenter.controller.state.StateSnapshot;
 import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.resources.Quantity;
 import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.Deadline;
 import sh.karpenter.core.scheduling.NodeClaimTemplate;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.PodError;
@@ -44,7 +45,8 @@ import sh.karpenter.core.scheduling.SchedulingResult;
  * triggers, takes a snapshot of cluster state, runs the scheduling simulation and creates the
  * NodeClaims it asks for, in parallel. Pods planned onto new NodeClaims or existing (or in-flight)
  * capacity are nominated there and told so with a {@code Nominated} event; pods nothing can take
- * get a {@code FailedScheduling} warning with the scheduler's reason. A NodeClaim that fails to be
+ * get a {@code FailedScheduling} warning with the scheduler's reason, followed by the NodePools left
+ * out because they are not Ready (upstream uses only Ready NodePools). A NodeClaim that fails to be
  * created is logged and its pods stay pending for the next batch.
  *
  * <p>{@link #reconcile()} is the body of a {@code SingletonLoop}; {@link #provision()} is one pass
@@ -56,6 +58,11 @@ public final class Provisioner {
   /** The {@code karpenter_nodeclaims_created_total} reason of NodeClaims created here. */
   public static final String REASON = "provisioning";
   static final Duration UNSYNCED_REQUEUE = Duration.ofSeconds(1);
+  /**
+   * Upstream's solve timeout: a pass stops trying pods after a minute; what it placed is created, and
+   * the pods it did not try stay pending for the next batch (docs/behaviour/scheduling.md#solve-timeout).
+   */
+  static final Duration SOLVE_TIMEOUT = Duration.ofMinutes(1);
   static final Duration FAILED_SCHEDULING_DEDUPE = Duration.ofMinutes(5);
   static final Duration NO_COMPATIBLE_INSTANCE_TYPES_DEDUPE = Duration.ofMinutes(1);
 
@@ -141,17 +148,23 @@ public final class Provisioner {
       return new Pass(List.of(), List.of(), Map.of(), List.of(), rejected);
     }
     noCompatibleInstanceTypes(snapshot);
+    snapshot.notReadyNodePools().forEach((name, why) ->
+        LOG.atInfo().setMessage("ignoring nodepool, " + why).addKeyValue("NodePool", LogValues.ref(name)).log());
 
     metrics.schedulerQueueDepth(NAME, cluster.pendingPods().size());
     Instant start = clock.instant();
     SchedulingResult result;
     try {
-      result = new Scheduler(cluster.schedulingInput(options.scheduler())).solve();
+      result = new Scheduler(cluster.schedulingInput(options.scheduler())).solve(Deadline.after(clock, SOLVE_TIMEOUT));
     } catch (RuntimeException e) {
       LOG.atError().setMessage("scheduling simulation failed").addKeyValue("pending-pods", cluster.pendingPods().size()).setCause(e).log();
       return new Pass(List.of(), List.of(), Map.of(), List.of(), rejected);
     } finally {
       metrics.schedulingDuration(NAME, Duration.between(start, clock.instant()));
+    }
+    if (result.timedOut()) {
+      LOG.atInfo().setMessage("scheduling simulation timed out").addKeyValue("duration", Duration.between(start, clock.instant()))
+          .addKeyValue("pods", cluster.pendingPods().size()).addKeyValue("deferred-pods", result.deferred().size()).log();
     }
     if (result.newNodeClaims().isEmpty()) {
       LOG.atDebug().setMessage("computed scheduling decision for provisionable pod(s)").addKeyValue("pods", cluster.pendingPods().size())
@@ -176,13 +189,17 @@ public final class Provisioner {
       placements.put(node, pods.stream().map(sh.karpenter.core.pod.Pod::key).toList());
     });
 
-    for (PodError error : result.unschedulable()) {
+    List<PodError> unschedulable = new ArrayList<>(result.unschedulable().size());
+    String notReady = notReadyNodePools(snapshot);
+    for (PodError core : result.unschedulable()) {
+      PodError error = notReady.isEmpty() ? core : new PodError(core.pod(), core.reason() + "; " + notReady);
+      unschedulable.add(error);
       state.unschedulable(error.pod().key());
       snapshot.pod(error.pod().key()).ifPresent(pod -> failedScheduling(pod, error.reason()));
       decided(error.pod());
     }
-    metrics.unschedulablePods(NAME, result.unschedulable().size());
-    return new Pass(List.copyOf(created), List.copyOf(failed), placements, result.unschedulable(), rejected);
+    metrics.unschedulablePods(NAME, unschedulable.size());
+    return new Pass(List.copyOf(created), List.copyOf(failed), placements, List.copyOf(unschedulable), rejected);
   }
 
   /**
@@ -312,6 +329,24 @@ public final class Provisioner {
       snapshot.pod(error.pod().key()).ifPresent(pod -> failedScheduling(pod, error.reason()));
     }
     return Collections.unmodifiableList(rejected);
+  }
+
+  /** NodePools named in an unschedulable pod's reason, at most. */
+  static final int MAX_NOT_READY_NAMED = 3;
+
+  /**
+   * What to add to an unschedulable pod's reason about the NodePools left out because they are not
+   * Ready ({@code nodepool "a" not ready (Ready=False, NodeClassNotFound: ...)}), or "" when none is:
+   * a pod whose NodePool is not Ready says so instead of only "no NodePool can launch nodes".
+   */
+  static String notReadyNodePools(StateSnapshot snapshot) {
+    if (snapshot.notReadyNodePools().isEmpty()) {
+      return "";
+    }
+    List<String> named = snapshot.notReadyNodePools().entrySet().stream().limit(MAX_NOT_READY_NAMED)
+        .map(e -> "nodepool \"" + e.getKey() + "\" " + e.getValue()).toList();
+    int more = snapshot.notReadyNodePools().size() - named.size();
+    return "ignored " + String.join("; ", named) + (more > 0 ? "; and " + more + " other nodepool(s) not ready" : "");
   }
 
   /** {@code NoCompatibleInstanceTypes} on each NodePool that offers no instance type its requirements allow. */

@@ -6,8 +6,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ReplicationController;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.storage.CSINode;
@@ -56,8 +59,13 @@ public final class Informers implements AutoCloseable {
   private final SharedIndexInformer<CSINode> csiNodes;
   private final SharedIndexInformer<VolumeAttachment> volumeAttachments;
   private final SharedIndexInformer<RuntimeClass> runtimeClasses;
+  private final KubernetesClient client;
+  private SharedIndexInformer<ReplicaSet> replicaSets;
+  private SharedIndexInformer<StatefulSet> statefulSets;
+  private SharedIndexInformer<ReplicationController> replicationControllers;
 
   public Informers(KubernetesClient client) {
+    this.client = client;
     nodes = add(client.nodes().runnableInformer(0));
     nodes.addIndexers(Map.of(NODE_BY_PROVIDER_ID, indexer(n -> n.getSpec() == null ? null : n.getSpec().getProviderID())));
     pods = add(client.pods().inAnyNamespace().runnableInformer(0));
@@ -100,6 +108,32 @@ public final class Informers implements AutoCloseable {
    */
   public <T extends HasMetadata> SharedIndexInformer<T> register(SharedIndexInformer<T> informer) {
     return add(informer);
+  }
+
+  /**
+   * Also watches ReplicaSets, StatefulSets and ReplicationControllers, whose selectors default
+   * topology spread constraints count pods by (docs/behaviour/scheduling.md#default-topology-spread);
+   * only needed, and only called, when {@code --scheduler-config} sets default constraints. Call
+   * before {@link #start()}; calling again does nothing.
+   */
+  public synchronized void watchSpreadControllers() {
+    if (replicaSets == null) {
+      replicaSets = add(client.apps().replicaSets().inAnyNamespace().runnableInformer(0));
+      statefulSets = add(client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
+      replicationControllers = add(client.replicationControllers().inAnyNamespace().runnableInformer(0));
+    }
+  }
+
+  /** The ReplicaSets, StatefulSets and ReplicationControllers cached, or none unless {@link #watchSpreadControllers()} was called. */
+  public synchronized List<HasMetadata> spreadControllers() {
+    if (replicaSets == null) {
+      return List.of();
+    }
+    List<HasMetadata> controllers = new ArrayList<>();
+    controllers.addAll(replicaSets.getStore().list());
+    controllers.addAll(statefulSets.getStore().list());
+    controllers.addAll(replicationControllers.getStore().list());
+    return controllers;
   }
 
   /** Starts every informer (non-blocking). */

@@ -214,6 +214,17 @@ public final class SnapshotBuilder {
     return true;
   }
 
+  /**
+   * Records only the selector a pod's controller gives its default spread constraints (a live
+   * cluster's ReplicaSet, StatefulSet or ReplicationController, whose pods are already in the
+   * snapshot): unlike {@link #add}, nothing is expanded into pods. Other kinds are ignored.
+   *
+   * @throws SnapshotInputException when the controller's {@code spec.selector} is malformed
+   */
+  public void addSpreadController(HasMetadata controller, String origin) {
+    spreadSelectors.addController(controller, origin);
+  }
+
   /** Records the object's name; a second object of the same kind, namespace and name is an error naming both. */
   private void unique(HasMetadata object, String origin) {
     String key = key(object.getKind(), object.getMetadata().getNamespace(), object.getMetadata().getName(), object instanceof Pod || WorkloadPods.isWorkload(object));

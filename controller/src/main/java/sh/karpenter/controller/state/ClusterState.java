@@ -99,6 +99,9 @@ public final class ClusterState {
     this.clock = clock;
     this.instanceTypes = instanceTypes;
     this.defaultConstraints = options.defaultConstraints();
+    if (!defaultConstraints.isEmpty()) {
+      informers.watchSpreadControllers(); // their selectors select the pods default constraints count
+    }
     this.nominations = new Nominations(clock, options.nominationWindow());
     informers.nodeClaims().addEventHandler(new ResourceEventHandler<NodeClaim>() {
       @Override
@@ -223,9 +226,13 @@ public final class ClusterState {
 
     List<Input> inputs = new ArrayList<>();
     Map<String, Pod> podObjects = new HashMap<>();
+    Map<String, String> notReadyPools = new LinkedHashMap<>();
     for (NodePool pool : pools) {
-      if (!notReady(pool)) {
+      Optional<String> notReady = notReady(pool);
+      if (notReady.isEmpty()) {
         inputs.add(new Input(pool, "NodePool " + pool.getMetadata().getName()));
+      } else if (!Metadata.deleting(pool)) {
+        notReadyPools.put(pool.getMetadata().getName(), notReady.get());
       }
     }
     for (Node node : nodes) {
@@ -280,6 +287,7 @@ public final class ClusterState {
     informers.storageClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "StorageClass " + key(o))));
     informers.namespaces().getStore().list().forEach(o -> inputs.add(new Input(o, "Namespace " + key(o))));
     informers.services().getStore().list().forEach(o -> inputs.add(new Input(o, "Service " + key(o))));
+    informers.spreadControllers().forEach(o -> inputs.add(new Input(o, o.getKind() + " " + key(o), true)));
     informers.runtimeClasses().getStore().list().forEach(o -> inputs.add(new Input(o, "RuntimeClass " + o.getMetadata().getName())));
 
     Function<NodePool, List<InstanceType>> memoized = memoizedInstanceTypes();
@@ -294,10 +302,15 @@ public final class ClusterState {
         podObjects.put(Pods.key(pod), pod);
       }
     });
-    return new StateSnapshot(snapshot, podObjects, poolsByName, nodeClaimNames, inFlight, invalid);
+    return new StateSnapshot(snapshot, podObjects, poolsByName, notReadyPools, nodeClaimNames, inFlight, invalid);
   }
 
-  private record Input(HasMetadata object, String origin) {}
+  /** One object for the snapshot; {@code spreadOnly} for a controller that only gives pods their default spread selector. */
+  private record Input(HasMetadata object, String origin, boolean spreadOnly) {
+    Input(HasMetadata object, String origin) {
+      this(object, origin, false);
+    }
+  }
 
   /** Builds the snapshot, leaving out (and reporting) each object the builder cannot convert. */
   private ClusterSnapshot build(
@@ -307,7 +320,9 @@ public final class ClusterState {
       SnapshotBuilder builder = new SnapshotBuilder(types).defaultConstraints(defaultConstraints).nodePoolUsage(usage).allRuntimeClassesKnown();
       try {
         for (Input input : remaining) {
-          if (input.object() instanceof NodeClaim claim) {
+          if (input.spreadOnly()) {
+            builder.addSpreadController(input.object(), input.origin());
+          } else if (input.object() instanceof NodeClaim claim) {
             builder.addNodeClaim(claim, input.origin());
           } else {
             builder.add(input.object(), input.origin());
@@ -640,13 +655,25 @@ public final class ClusterState {
     return new PodBuilder(pod).editMetadata().withDeletionTimestamp(null).endMetadata().editSpec().withNodeName(null).endSpec().build();
   }
 
-  /** Upstream requires NodePools to be Ready; one whose Ready condition is explicitly not True is skipped. */
-  private static boolean notReady(NodePool pool) {
+  /**
+   * Why a NodePool is not used, or empty when its {@code Ready} condition is True. Upstream's
+   * provisioner ({@code NewScheduler}) uses only NodePools whose {@code Ready} is True: one that is
+   * False, Unknown or has no status yet (the {@code nodepool.validation} and {@code nodepool.readiness}
+   * controllers set it within a reconcile of its creation) is left out of scheduling.
+   */
+  public static Optional<String> notReady(NodePool pool) {
     var conditions = pool.getStatus() == null ? null : pool.getStatus().getConditions();
-    return conditions != null
-        && Conditions.get(conditions, ConditionTypes.READY).isPresent()
-        && !Conditions.isTrue(conditions, ConditionTypes.READY)
-        && !Conditions.isUnknown(conditions, ConditionTypes.READY);
+    var ready = conditions == null ? Optional.<io.fabric8.kubernetes.api.model.Condition>empty() : Conditions.get(conditions, ConditionTypes.READY);
+    if (ready.isEmpty()) {
+      return Optional.of("not ready: no Ready condition yet");
+    }
+    if (Conditions.TRUE.equals(ready.get().getStatus())) {
+      return Optional.empty();
+    }
+    var c = ready.get();
+    String reason = c.getReason() == null || c.getReason().isEmpty() ? "" : ", " + c.getReason();
+    String message = c.getMessage() == null || c.getMessage().isEmpty() ? "" : ": " + c.getMessage();
+    return Optional.of("not ready (Ready=" + c.getStatus() + reason + message + ")");
   }
 
   private static String providerId(Node node) {

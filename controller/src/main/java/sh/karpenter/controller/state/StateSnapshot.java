@@ -18,6 +18,8 @@ import sh.karpenter.controller.snapshot.ClusterSnapshot;
  * @param pods the Kubernetes pods behind {@code cluster.pendingPods()} and {@code
  *     cluster.rejectedPods()}, by {@code namespace/name}
  * @param nodePools every NodePool, by name
+ * @param notReadyNodePools the NodePools left out of scheduling because their {@code Ready} condition
+ *     is not True (deleting ones aside), by name, each with why ({@link ClusterState#notReady})
  * @param nodeClaimNames for each scheduler node that is or has a NodeClaim, that NodeClaim's name
  * @param inFlight the scheduler nodes that are NodeClaims without a Node yet (named after the NodeClaim)
  * @param invalid objects left out because they could not be converted, with the problem
@@ -26,6 +28,7 @@ public record StateSnapshot(
     ClusterSnapshot cluster,
     Map<String, Pod> pods,
     Map<String, NodePool> nodePools,
+    Map<String, String> notReadyNodePools,
     Map<String, String> nodeClaimNames,
     Set<String> inFlight,
     List<InvalidObject> invalid) {
@@ -36,6 +39,7 @@ public record StateSnapshot(
   public StateSnapshot {
     pods = Map.copyOf(pods);
     nodePools = Map.copyOf(nodePools);
+    notReadyNodePools = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(notReadyNodePools));
     nodeClaimNames = Map.copyOf(nodeClaimNames);
     inFlight = Set.copyOf(inFlight);
     invalid = List.copyOf(invalid);

@@ -113,6 +113,8 @@ class DisruptionControllerTest {
 
   @Test
   void withNothingToDoTheLoopLooksAgainInTenSecondsAndReportsWhatItFound() {
+    view = new TestViews().pool(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL))
+        .add(node("node-a", "")).add(claim("claim-a", "node-a", "", "")).build();
     assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(10)));
 
     assertThat(decider.decided).singleElement().satisfies(input -> assertThat(input.now()).isEqualTo(clock.instant()));
@@ -125,6 +127,9 @@ class DisruptionControllerTest {
         .isNull();
     assertThat(registry.getSampleValue("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"},
         new String[] {"general", "unhealthy"})).isNull();
+    // set next to the allowed disruptions, from the same input: no node of the pool is disrupting
+    assertThat(registry.getSampleValue("karpenter_nodepools_nodes_consuming_budgets", new String[] {"nodepool", "reason"},
+        new String[] {"general", "drifted"})).isEqualTo(0.0);
   }
 
   @Test
@@ -209,12 +214,16 @@ class DisruptionControllerTest {
 
   @Test
   void balancedScoresAreMeasuredAndAnnounced() {
-    decider.decision = decision(null, List.of(), List.of(), List.of(new ScoredMove("general", List.of("claim-a"), 0.3, false)));
+    decider.decision = new Decision(null, List.of(), List.of(), Map.of(), Map.of(),
+        List.of(new ScoredMove("general", List.of("claim-a"), 0.3, false)), Set.of(),
+        List.of(new sh.karpenter.core.disruption.ConsolidationMove("general", sh.karpenter.core.disruption.ConsolidationPolicy.BALANCED, false)));
 
     controller.reconcile();
 
-    assertThat(sample("karpenter_consolidation_score_count", new String[] {"nodepool", "approved"}, new String[] {"general", "false"}))
-        .isEqualTo(1);
+    assertThat(sample("karpenter_consolidation_score_count", new String[] {"decision", "nodepool", "policy"},
+        new String[] {"rejected", "general", "Balanced"})).isEqualTo(1);
+    assertThat(sample("karpenter_consolidation_moves_total", new String[] {"decision", "nodepool", "policy"},
+        new String[] {"rejected", "general", "Balanced"})).isEqualTo(1);
     assertThat(events.forObject("claim-a")).extracting(TestingEventRecorder.RecordedEvent::reason)
         .containsExactly("ConsolidationCandidate", "ConsolidationRejected");
   }

@@ -133,6 +133,9 @@ class OrchestrationQueueTest {
     assertThat(queue.size()).isZero();
     assertThat(sample("karpenter_voluntary_disruption_decisions_total",
         "decision", "delete", "reason", "empty", "consolidation_type", "empty")).isEqualTo(1);
+    // once per NodePool of the command's candidates, both of pool general
+    assertThat(sample("karpenter_voluntary_disruption_decisions_by_nodepool_total",
+        "nodepool", "general", "decision", "delete", "reason", "empty", "consolidation_type", "empty")).isEqualTo(1);
   }
 
   @Test

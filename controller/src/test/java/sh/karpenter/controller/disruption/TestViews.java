@@ -160,7 +160,7 @@ final class TestViews {
           .findFirst().orElse(null);
       views.add(new DisruptionView.NodeView(existing, node, claim, source.boundPods(name), marked.contains(name), nominated.contains(name)));
     }
-    StateSnapshot snapshot = new StateSnapshot(cluster, Map.of(), poolsByName, Map.of(), Set.of(), List.of());
+    StateSnapshot snapshot = new StateSnapshot(cluster, Map.of(), poolsByName, Map.of(), Map.of(), Set.of(), List.of());
     return new DisruptionView(snapshot, views, budgets);
   }
 

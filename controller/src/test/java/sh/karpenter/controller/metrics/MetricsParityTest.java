@@ -66,7 +66,10 @@ class MetricsParityTest {
               Map.entry("karpenter_voluntary_disruption_failed_validations_total", Set.of("consolidation_type")),
               Map.entry("karpenter_voluntary_disruption_queue_failures_total", Set.of("decision", "reason", "consolidation_type")),
               Map.entry("karpenter_nodepools_allowed_disruptions", Set.of("nodepool", "reason")),
-              Map.entry("karpenter_consolidation_score", Set.of("nodepool", "approved")),
+              Map.entry("karpenter_voluntary_disruption_decisions_by_nodepool_total", Set.of("nodepool", "decision", "reason", "consolidation_type")),
+              Map.entry("karpenter_nodepools_nodes_consuming_budgets", Set.of("nodepool", "reason")),
+              Map.entry("karpenter_consolidation_score", Set.of("decision", "nodepool", "policy")),
+              Map.entry("karpenter_consolidation_moves_total", Set.of("decision", "nodepool", "policy")),
               Map.entry("karpenter_pods_disruption_initiated_total",
                   Set.of("reason", "nodepool", "capacity_type", "consolidation_policy", "termination_mode")),
               Map.entry("karpenter_pods_eviction_requests_total", Set.of("code")),
@@ -104,6 +107,7 @@ class MetricsParityTest {
           Map.entry("karpenter_voluntary_disruption_decision_evaluation_duration_seconds", "histogram"),
           Map.entry("karpenter_voluntary_disruption_eligible_nodes", "gauge"),
           Map.entry("karpenter_nodepools_allowed_disruptions", "gauge"),
+          Map.entry("karpenter_nodepools_nodes_consuming_budgets", "gauge"),
           Map.entry("karpenter_consolidation_score", "histogram"),
           Map.entry("karpenter_nodes_termination_duration_seconds", "histogram"),
           Map.entry("karpenter_nodeclaims_instance_termination_duration_seconds", "histogram"),
@@ -149,7 +153,10 @@ class MetricsParityTest {
     d.failedValidation("single");
     d.queueFailure("replace", "underutilized", "single");
     d.allowedDisruptions("default", "Empty", 1);
+    d.decisionByNodePool("default", "delete", "empty", "empty");
+    d.nodesConsumingBudgets("default", "empty", 1);
     d.consolidationScore("default", true, 0.8);
+    d.consolidationMove("default", "Balanced", false);
     d.podsDisruptionInitiated(new DisruptionLabels("empty", "default", "spot", "when_empty", "eventual"), 2);
     d.evictionRequest(429);
     d.podDrained("drifted");

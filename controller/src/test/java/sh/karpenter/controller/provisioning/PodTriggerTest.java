@@ -56,6 +56,26 @@ class PodTriggerTest {
     assertThat(PodTrigger.isProvisionable(pod(UnaryOperator.identity()))).isTrue();
   }
 
+  private static sh.karpenter.api.v1.NodePool pool(long generation, String ready) {
+    String status = ready == null ? "" : "\nstatus:\n  conditions: [{type: Ready, status: \"" + ready + "\", reason: R, lastTransitionTime: \"2026-01-01T00:00:00Z\"}]";
+    return YAML.unmarshal("""
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: general, generation: %d}
+        spec: {template: {spec: {nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}, requirements: []}}}""".formatted(generation) + status,
+        sh.karpenter.api.v1.NodePool.class);
+  }
+
+  @Test
+  void nodePoolsTriggerWhenTheirSpecChangesOrTheyTurnReady() {
+    assertThat(PodTrigger.retriggers(pool(1, null), pool(1, "True"))).as("Ready set True").isTrue();
+    assertThat(PodTrigger.retriggers(pool(1, "Unknown"), pool(1, "True"))).as("Unknown to True").isTrue();
+    assertThat(PodTrigger.retriggers(pool(1, "True"), pool(2, "True"))).as("new generation").isTrue();
+    assertThat(PodTrigger.retriggers(pool(1, "True"), pool(1, "True"))).as("status write, still Ready").isFalse();
+    assertThat(PodTrigger.retriggers(pool(1, "True"), pool(1, "False"))).as("turning not Ready").isFalse();
+    assertThat(PodTrigger.retriggers(pool(1, null), pool(1, "Unknown"))).as("still not Ready").isFalse();
+  }
+
   @Test
   void nodesTriggerOnlyWithTheDisruptedTaint() {
     Node disrupted = YAML.unmarshal("""

@@ -124,6 +124,45 @@ class DefaultSpreadSnapshotTest {
   }
 
   @Test
+  void aLiveClustersReplicaSetOrStatefulSetGivesItsPodsTheSelectorWithoutBecomingPods() {
+    builder.defaultConstraints(ZONAL_DEFAULT.defaultConstraints());
+    builder.addSpreadController(TestManifests.yaml(io.fabric8.kubernetes.api.model.apps.ReplicaSet.class, """
+        apiVersion: apps/v1
+        kind: ReplicaSet
+        metadata: {name: web-5d8f, namespace: shop}
+        spec:
+          replicas: 3
+          selector: {matchLabels: {app: web, pod-template-hash: 5d8f}}
+          template:
+            metadata: {labels: {app: web, pod-template-hash: 5d8f}}
+            spec: {containers: [{name: c}]}
+        """), "ReplicaSet shop/web-5d8f");
+    builder.addSpreadController(TestManifests.yaml(io.fabric8.kubernetes.api.model.apps.StatefulSet.class, """
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: db, namespace: shop}
+        spec:
+          replicas: 1
+          selector: {matchExpressions: [{key: app, operator: In, values: [db]}]}
+          template:
+            metadata: {labels: {app: db}}
+            spec: {containers: [{name: c}]}
+        """), "StatefulSet shop/db");
+    add(Pod.class, pod("web-5d8f-x", "{app: web, pod-template-hash: 5d8f}", "containers: [{name: c}]")
+        .replace("labels: {app: web, pod-template-hash: 5d8f}}",
+            "labels: {app: web, pod-template-hash: 5d8f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f, uid: rs, controller: true}]}"));
+    add(Pod.class, pod("db-0", "{app: db}", "containers: [{name: c}]")
+        .replace("labels: {app: db}}", "labels: {app: db}, ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: ss, controller: true}]}"));
+
+    // only the two pods: neither controller was expanded
+    assertThat(builder.build().pendingPods()).extracting(sh.karpenter.core.pod.Pod::name).containsExactlyInAnyOrder("web-5d8f-x", "db-0");
+    assertThat(pendingConstraints("web-5d8f-x")).containsExactly(TopologySpreadConstraint.of(1, Labels.ZONE, WhenUnsatisfiable.DoNotSchedule,
+        LabelSelector.of(Map.of(), List.of(new Expression("app", Operator.In, List.of("web")), new Expression("pod-template-hash", Operator.In, List.of("5d8f"))))));
+    assertThat(pendingConstraints("db-0")).containsExactly(TopologySpreadConstraint.of(1, Labels.ZONE, WhenUnsatisfiable.DoNotSchedule,
+        LabelSelector.of(Map.of(), List.of(new Expression("app", Operator.In, List.of("db"))))));
+  }
+
+  @Test
   void appliesNothingWithoutDefaults() {
     add(Service.class, WEB_SERVICE);
     add(Deployment.class, WEB_DEPLOYMENT);

@@ -116,6 +116,32 @@ public final class Budgets {
   }
 
   /**
+   * Per NodePool and the reason of each method, how many of the pool's {@linkplain #counts counted}
+   * nodes already use up its budget ({@linkplain #disrupting disrupting}): upstream's {@code
+   * karpenter_nodepools_nodes_consuming_budgets}, set next to {@link #allowed(DisruptionInput)}.
+   */
+  public static Map<String, Map<Reason, Integer>> consuming(DisruptionInput input) {
+    Map<String, Map<Reason, Integer>> result = new TreeMap<>();
+    for (PoolPolicy pool : input.pools().values()) {
+      Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
+      METHOD_REASONS.forEach(reason -> byReason.put(reason, 0));
+      result.put(pool.nodePoolName(), byReason);
+    }
+    for (StateNode node : input.nodes()) {
+      Map<Reason, Integer> byReason = counts(node) ? result.get(node.nodePoolName()) : null;
+      if (byReason != null) {
+        for (Reason reason : METHOD_REASONS) {
+          if (disrupting(node, reason)) {
+            byReason.merge(reason, 1, Integer::sum);
+          }
+        }
+      }
+    }
+    result.replaceAll((pool, byReason) -> Map.copyOf(byReason));
+    return result;
+  }
+
+  /**
    * Per NodePool, how many more nodes {@code reason} may disrupt now (upstream's {@code
    * BuildDisruptionBudgetMapping}): {@link #allowed(PoolPolicy, Reason, int, Instant)} out of the
    * pool's {@linkplain #counts counted} nodes, less those of them that are {@linkplain #disrupting

@@ -16,4 +16,13 @@ public enum ConsolidationPolicy {
   public String metricLabel() {
     return name().toLowerCase(Locale.ROOT);
   }
+
+  /** The API name ({@code WhenEmpty}, {@code WhenEmptyOrUnderutilized}, {@code Balanced}), upstream's {@code policy} label. */
+  public String apiName() {
+    return switch (this) {
+      case WHEN_EMPTY -> "WhenEmpty";
+      case WHEN_EMPTY_OR_UNDERUTILIZED -> "WhenEmptyOrUnderutilized";
+      case BALANCED -> "Balanced";
+    };
+  }
 }

@@ -13,6 +13,7 @@ import java.util.Set;
  * @param eligibleNodes per reason, the candidates found
  * @param scores Balanced-policy moves considered
  * @param timedOut the consolidation methods that stopped at their timeout this loop
+ * @param moves the consolidation moves judged this loop ({@link ConsolidationMove})
  */
 public record Decision(
     Method method,
@@ -21,7 +22,8 @@ public record Decision(
     Map<String, Map<Reason, Integer>> allowedDisruptions,
     Map<Reason, Integer> eligibleNodes,
     List<ScoredMove> scores,
-    Set<Method> timedOut) {
+    Set<Method> timedOut,
+    List<ConsolidationMove> moves) {
   public Decision {
     commands = List.copyOf(commands);
     blocked = List.copyOf(blocked);
@@ -29,6 +31,19 @@ public record Decision(
     eligibleNodes = Map.copyOf(eligibleNodes);
     scores = List.copyOf(scores);
     timedOut = timedOut == null ? Set.of() : Set.copyOf(timedOut);
+    moves = moves == null ? List.of() : List.copyOf(moves);
+  }
+
+  /** A decision without consolidation moves. */
+  public Decision(
+      Method method,
+      List<Command> commands,
+      List<Blocked> blocked,
+      Map<String, Map<Reason, Integer>> allowedDisruptions,
+      Map<Reason, Integer> eligibleNodes,
+      List<ScoredMove> scores,
+      Set<Method> timedOut) {
+    this(method, commands, blocked, allowedDisruptions, eligibleNodes, scores, timedOut, List.of());
   }
 
   /** A decision in which no method timed out. */

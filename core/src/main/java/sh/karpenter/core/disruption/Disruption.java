@@ -44,10 +44,10 @@ public final class Disruption {
             case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(pass);
           };
       if (!commands.isEmpty()) {
-        return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut());
+        return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
       }
     }
-    return new Decision(null, List.of(), pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut());
+    return new Decision(null, List.of(), pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
   }
 
   /**

@@ -28,6 +28,7 @@ final class DisruptionPass {
   private final Map<Reason, Map<String, Integer>> remaining = new EnumMap<>(Reason.class);
   private final Set<Blocked> blocked = new LinkedHashSet<>();
   private final List<ScoredMove> scores = new ArrayList<>();
+  private final List<ConsolidationMove> moves = new ArrayList<>();
   private final Set<Method> timedOut = EnumSet.noneOf(Method.class);
   private Map<String, Balanced.Totals> balancedTotals;
   /** Each method's candidates, found once per loop (the loop's count of eligible nodes reads them too). */
@@ -155,9 +156,30 @@ final class DisruptionPass {
     if (balancedTotals == null) {
       balancedTotals = Balanced.totals(candidates.graceful());
     }
-    List<ScoredMove> moves = Balanced.evaluate(command, balancedTotals);
-    scores.addAll(moves);
-    return moves.stream().allMatch(ScoredMove::approved);
+    List<ScoredMove> scored = Balanced.evaluate(command, balancedTotals);
+    scores.addAll(scored);
+    boolean approved = scored.stream().allMatch(ScoredMove::approved);
+    if (command.candidates().size() == 1) {
+      // upstream counts every single-node move it judges (ApproveCommand)
+      Candidate candidate = command.candidates().getFirst();
+      moves.add(new ConsolidationMove(candidate.nodePoolName(), candidate.pool().policy(), approved));
+    }
+    return approved;
+  }
+
+  /**
+   * Counts a multi-node move once per NodePool of its candidates (upstream's {@code
+   * EmitMultiNodeEvents}): the command multi-node consolidation settled on, or the last one the
+   * Balanced policy rejected.
+   */
+  void multiNodeMove(Command command, boolean approved) {
+    Map<String, ConsolidationPolicy> pools = new LinkedHashMap<>();
+    command.candidates().forEach(c -> pools.putIfAbsent(c.nodePoolName(), c.pool().policy()));
+    pools.forEach((pool, policy) -> moves.add(new ConsolidationMove(pool, policy, approved)));
+  }
+
+  List<ConsolidationMove> moves() {
+    return List.copyOf(moves);
   }
 
   /**

@@ -1,10 +1,9 @@
 package sh.karpenter.core.disruption;
 
-import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import sh.karpenter.core.scheduling.Deadline;
 
 /**
  * Multi-node consolidation (docs/behaviour/disruption.md#multi-node-consolidation, reason {@code
@@ -44,20 +43,20 @@ final class MultiNodeConsolidation {
     if (within.size() < 2) {
       return List.of();
     }
-    Clock clock = pass.input.options().clock();
-    Instant deadline = clock.instant().plus(pass.input.options().multiNodeTimeout());
+    Deadline deadline = Deadline.after(pass.input.options().clock(), pass.input.options().multiNodeTimeout());
     Command last = null;
+    Command[] lastRejected = {null};
     boolean wholeListTried = false;
     int min = 1;
     int max = within.size() - 1;
     while (min <= max) {
-      if (clock.instant().isAfter(deadline)) {
+      if (deadline.passed()) {
         pass.timedOut(Method.MULTI_NODE_CONSOLIDATION);
         break;
       }
       int mid = (min + max) >>> 1;
       wholeListTried |= mid == within.size() - 1;
-      Command command = consolidate(pass, within.subList(0, mid + 1));
+      Command command = consolidate(pass, within.subList(0, mid + 1), lastRejected, deadline);
       if (command != null) {
         last = command;
         min = mid + 1;
@@ -65,19 +64,40 @@ final class MultiNodeConsolidation {
         max = mid - 1;
       }
     }
-    if (!wholeListTried && !clock.instant().isAfter(deadline)) {
-      Command whole = consolidate(pass, within);
+    if (!wholeListTried && !deadline.passed()) {
+      Command whole = consolidate(pass, within, lastRejected, deadline);
       if (whole != null) {
         last = whole;
       }
     }
+    if (last != null) {
+      pass.multiNodeMove(last, true);
+    } else if (lastRejected[0] != null) {
+      pass.multiNodeMove(lastRejected[0], false);
+    }
     return last == null ? List.of() : List.of(last);
   }
 
-  /** The approved command that consolidates {@code candidates} into at most one node, or null. */
-  private static Command consolidate(DisruptionPass pass, List<Candidate> candidates) {
-    Consolidation.Move move = pass.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, candidates);
+  /**
+   * The approved command that consolidates {@code candidates} into at most one node, or null; a
+   * valid command the Balanced policy rejects is left in {@code lastRejected[0]}.
+   */
+  private static Command consolidate(DisruptionPass pass, List<Candidate> candidates, Command[] lastRejected, Deadline deadline) {
+    pass.simulation.deadline(deadline);
+    Consolidation.Move move;
+    try {
+      move = pass.consolidation.compute(Method.MULTI_NODE_CONSOLIDATION, candidates);
+    } finally {
+      pass.simulation.deadline(Deadline.NONE);
+    }
     Command command = move.valid() ? Consolidation.withoutSameInstanceType(move.command()) : null;
-    return command != null && pass.approved(command) ? command : null;
+    if (command == null) {
+      return null;
+    }
+    if (!pass.approved(command)) {
+      lastRejected[0] = command;
+      return null;
+    }
+    return command;
   }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.scheduling.Deadline;
 import sh.karpenter.core.scheduling.ExistingNode;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.PodError;
@@ -52,6 +53,7 @@ final class Simulation {
   private final Map<String, Boolean> initialized = new HashMap<>();
   private final List<Pod> deletingPods = new ArrayList<>();
   private final SchedulerOptions options;
+  private Deadline deadline = Deadline.NONE;
   private final SchedulerCache cache = new SchedulerCache();
 
   Simulation(DisruptionInput input) {
@@ -112,6 +114,16 @@ final class Simulation {
    *
    * @param consolidation enforce the consolidateAfter window of destination nodes
    */
+  /**
+   * Stops each simulation from now on once it passes: a consolidation method sets its own timeout
+   * here, as upstream's simulations run under the method's timeout context, so a simulation in
+   * progress stops with the method (its untried pods make the move invalid). {@link Deadline#NONE}
+   * (the default) for drift and validation, which have no timeout upstream.
+   */
+  void deadline(Deadline deadline) {
+    this.deadline = deadline == null ? Deadline.NONE : deadline;
+  }
+
   Outcome run(List<Candidate> candidates, boolean consolidation) {
     Set<String> removed = new HashSet<>();
     Set<Pod> mustFit = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -146,7 +158,7 @@ final class Simulation {
                     options,
                     scheduling.namespaceLabels()),
                 cache)
-            .solve();
+            .solve(deadline);
 
     List<String> errors = new ArrayList<>();
     for (List<PodError> failures : List.of(result.unschedulable(), result.deferred())) {

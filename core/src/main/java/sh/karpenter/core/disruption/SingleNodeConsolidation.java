@@ -1,9 +1,8 @@
 package sh.karpenter.core.disruption;
 
-import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import sh.karpenter.core.scheduling.Deadline;
 
 /**
  * Single-node consolidation (docs/behaviour/disruption.md#single-node-consolidation, reason {@code
@@ -19,18 +18,23 @@ final class SingleNodeConsolidation {
   static List<Command> compute(DisruptionPass pass) {
     List<Candidate> ordered = pass.consolidationCandidates();
     Map<String, Integer> budgets = pass.budgets(Reason.UNDERUTILIZED);
-    Clock clock = pass.input.options().clock();
-    Instant deadline = clock.instant().plus(pass.input.options().singleNodeTimeout());
+    Deadline deadline = Deadline.after(pass.input.options().clock(), pass.input.options().singleNodeTimeout());
     for (Candidate candidate : ordered) {
       if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
         pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
         continue;
       }
-      if (clock.instant().isAfter(deadline)) {
+      if (deadline.passed()) {
         pass.timedOut(Method.SINGLE_NODE_CONSOLIDATION);
         return List.of();
       }
-      Consolidation.Move move = pass.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));
+      pass.simulation.deadline(deadline);
+      Consolidation.Move move;
+      try {
+        move = pass.consolidation.compute(Method.SINGLE_NODE_CONSOLIDATION, List.of(candidate));
+      } finally {
+        pass.simulation.deadline(Deadline.NONE);
+      }
       if (!move.valid()) {
         pass.report(candidate, Candidates.UNCONSOLIDATABLE, move.reason());
         continue;

@@ -43,11 +43,20 @@ public final class Scheduler {
     this.cache = cache;
   }
 
-  /** Runs one scheduling pass over the input. */
+  /** Runs one scheduling pass over the input, however long it takes. */
   public SchedulingResult solve() {
+    return solve(Deadline.NONE);
+  }
+
+  /**
+   * Runs one scheduling pass over the input that stops trying pods once {@code deadline} has passed
+   * (docs/behaviour/scheduling.md#solve-timeout): what it placed by then stands, and the pods it had
+   * not tried yet are deferred to the next pass ({@link SchedulingResult#timedOut()}).
+   */
+  public SchedulingResult solve(Deadline deadline) {
     ResourceNames.index(NodePoolLimits.NODES); // interned before counting: limits have a "nodes" dimension
     int dimensions = ResourceNames.count();
     PreparedTemplates prepared = cache == null ? PreparedTemplates.of(input, dimensions) : cache.prepare(input, dimensions);
-    return new SchedulingPass(input, prepared, cache).run();
+    return new SchedulingPass(input, prepared, cache).run(deadline == null ? Deadline.NONE : deadline);
   }
 }

@@ -153,7 +153,13 @@ final class SchedulingPass {
     return result;
   }
 
-  SchedulingResult run() {
+  /** The reason of a pod the pass did not try before its deadline (it is deferred). */
+  static final String TIMED_OUT = "scheduling simulation timed out before this pod was tried";
+
+  /** The deadline passed: the pods left untried are deferred and the cost post-pass is skipped. */
+  private boolean timedOut;
+
+  SchedulingResult run(Deadline deadline) {
     ArrayDeque<SchedulingPod> queue = new ArrayDeque<>();
     int[] pushedAtLength = new int[pods.size()];
     int[] pushedInGeneration = new int[pods.size()];
@@ -170,6 +176,10 @@ final class SchedulingPass {
       SchedulingPod pod = queue.peekFirst();
       // A full cycle without progress: every pod left was pushed back while the queue had this length.
       if (pushedInGeneration[pod.order] == generation && pushedAtLength[pod.order] == queue.size()) {
+        break;
+      }
+      if (deadline.passed()) {
+        timedOut = true;
         break;
       }
       queue.pollFirst();
@@ -191,7 +201,7 @@ final class SchedulingPass {
         pushedAtLength[pod.order] = queue.size();
       }
     }
-    if (input.options().costRepacking()) {
+    if (input.options().costRepacking() && !timedOut) {
       repackUnconstrainedClaims();
     }
     return result();
@@ -590,11 +600,15 @@ final class SchedulingPass {
     List<PodError> postponed = new ArrayList<>();
     for (SchedulingPod pod : pods) {
       if (!placed[pod.order]) {
+        if (timedOut && errors[pod.order] == null) {
+          postponed.add(new PodError(pod.pod, TIMED_OUT)); // never tried: the next pass tries it, as upstream
+          continue;
+        }
         PodError error = new PodError(pod.pod, errors[pod.order] == null ? "not attempted" : errors[pod.order]);
         (deferred[pod.order] ? postponed : unschedulable).add(error);
       }
     }
-    return new SchedulingResult(planned, existing, unschedulable, postponed, costRepackingOutOfBudget);
+    return new SchedulingResult(planned, existing, unschedulable, postponed, costRepackingOutOfBudget, timedOut);
   }
 
   /**

@@ -17,19 +17,33 @@ import sh.karpenter.core.pod.Pod;
  *     (docs/behaviour/scheduling.md#cost-post-pass) stopped at its step budget before it finished:
  *     their NodeClaims are the cheapest plan found by then (first fit's when no packing was
  *     finished). Empty when the post-pass is off or finished everywhere.
+ * @param timedOut the pass stopped at its {@link Deadline} (docs/behaviour/scheduling.md#solve-timeout):
+ *     its placements stand, the pods it had not tried are in {@code deferred} with the reason
+ *     "scheduling simulation timed out before this pod was tried", and the cost post-pass did not run
  */
 public record SchedulingResult(
     List<PlannedNodeClaim> newNodeClaims,
     Map<String, List<Pod>> existingNodePlacements,
     List<PodError> unschedulable,
     List<PodError> deferred,
-    List<String> costRepackingOutOfBudget) {
+    List<String> costRepackingOutOfBudget,
+    boolean timedOut) {
   public SchedulingResult {
     newNodeClaims = List.copyOf(newNodeClaims);
     existingNodePlacements = Map.copyOf(existingNodePlacements);
     unschedulable = List.copyOf(unschedulable);
     deferred = deferred == null ? List.of() : List.copyOf(deferred);
     costRepackingOutOfBudget = costRepackingOutOfBudget == null ? List.of() : List.copyOf(costRepackingOutOfBudget);
+  }
+
+  /** A result of a pass that did not time out. */
+  public SchedulingResult(
+      List<PlannedNodeClaim> newNodeClaims,
+      Map<String, List<Pod>> existingNodePlacements,
+      List<PodError> unschedulable,
+      List<PodError> deferred,
+      List<String> costRepackingOutOfBudget) {
+    this(newNodeClaims, existingNodePlacements, unschedulable, deferred, costRepackingOutOfBudget, false);
   }
 
   /** A result whose cost post-pass, if any, finished. */

@@ -45,6 +45,8 @@ class BalancedTest {
     assertThat(move.nodeClaimNames()).containsExactlyInAnyOrder("a-claim", "b-claim");
     // savings 0.8 - 0.1 of 0.8 total, disruption 4 of 4
     assertThat(move.score()).isCloseTo(0.875, within(1e-9));
+    // the multi-node move settled on, once for its NodePool
+    assertThat(decision.moves()).containsExactly(new ConsolidationMove("default", ConsolidationPolicy.BALANCED, true));
   }
 
   @Test
@@ -63,9 +65,12 @@ class BalancedTest {
       assertThat(move.approved()).isFalse();
       assertThat(move.score()).isCloseTo((0.1 / 0.9) / (9.0 / 17), within(1e-9));
     });
+    assertThat(decision.moves()).containsExactly(new ConsolidationMove("default", ConsolidationPolicy.BALANCED, false));
 
     DisruptionFixture underutilized = pool(ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED);
     underutilized.nodes.addAll(f.nodes);
-    assertThat(underutilized.decide().commands()).singleElement().satisfies(c -> assertThat(c.candidates()).extracting(Candidate::name).containsExactly("busy-cheap"));
+    Decision approved = underutilized.decide();
+    assertThat(approved.moves()).containsExactly(new ConsolidationMove("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, true));
+    assertThat(approved.commands()).singleElement().satisfies(c -> assertThat(c.candidates()).extracting(Candidate::name).containsExactly("busy-cheap"));
   }
 }

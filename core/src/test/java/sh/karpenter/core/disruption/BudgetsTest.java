@@ -144,6 +144,23 @@ class BudgetsTest {
     assertThat(Budgets.remaining(input, Reason.EMPTY)).containsEntry("default", 1).containsEntry("other", 1);
   }
 
+  @Test
+  void nodesConsumingBudgetsAreTheCountedNodesAlreadyDisrupting() {
+    DisruptionFixture f = new DisruptionFixture();
+    f.now = MONDAY_NOON;
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of(nodes("30%")), ladder(2));
+    f.pool("other", ladder(2));
+    f.node("n", "default", ladder(2).getFirst());
+    f.node("marked", "default", ladder(2).getFirst()).markedForDeletion();
+    f.node("deleting", "default", ladder(2).getFirst()).deleting();
+    f.node("not-ready", "default", ladder(2).getFirst()).notReady();
+    f.node("uninitialized", "default", ladder(2).getFirst()).uninitialized().deleting();
+    DisruptionInput input = f.input();
+    assertThat(Budgets.consuming(input))
+        .containsEntry("default", Map.of(Reason.EMPTY, 3, Reason.DRIFTED, 3, Reason.UNDERUTILIZED, 3))
+        .containsEntry("other", Map.of(Reason.EMPTY, 0, Reason.DRIFTED, 0, Reason.UNDERUTILIZED, 0));
+  }
+
   // Upstream v1.15 pkg/controllers/disruption/suite_test.go "BuildDisruptionBudgetMapping": ten
   // initialized nodes of one NodePool with a 100% budget.
   private static DisruptionFixture tenNodes(String budget) {

@@ -488,13 +488,16 @@ class ConsolidationTest {
     assertThat(unhurried.getFirst().candidates()).hasSize(10);
 
     DisruptionFixture hurried = tenUnderutilizedNodes();
-    // the deadline is read once and each check advances 20 s: three simulations fit in the minute
-    hurried.clock.autoAdvance(Duration.ofSeconds(20));
+    // Every clock read advances 5 s: the method's loop reads it once per step and each simulation once
+    // per pod it tries (upstream's simulations run under the method's timeout). The first simulation
+    // (6 candidates) finishes at 35 s; the second (8) runs out of the minute part-way, so its move is
+    // not valid and the last valid prefix is the command.
+    hurried.clock.autoAdvance(Duration.ofSeconds(5));
     DisruptionPass pass = new DisruptionPass(hurried.input());
     List<Command> commands = MultiNodeConsolidation.compute(pass);
     assertThat(pass.timedOut()).containsExactly(Method.MULTI_NODE_CONSOLIDATION);
     assertThat(commands).hasSize(1);
-    assertThat(commands.getFirst().candidates()).hasSize(9);
+    assertThat(commands.getFirst().candidates()).hasSize(6);
   }
 
   @Test
@@ -506,6 +509,16 @@ class ConsolidationTest {
     DisruptionPass pass = new DisruptionPass(f.input());
     assertThat(SingleNodeConsolidation.compute(pass)).isEmpty();
     assertThat(pass.timedOut()).containsExactly(Method.SINGLE_NODE_CONSOLIDATION);
+  }
+
+  @Test
+  void aSimulationStopsAtItsMethodsDeadlineAndItsMoveIsNotValid() {
+    DisruptionFixture f = tenUnderutilizedNodes();
+    DisruptionPass pass = new DisruptionPass(f.input());
+    pass.simulation.deadline(sh.karpenter.core.scheduling.Deadline.afterChecks(1));
+    Simulation.Outcome outcome = pass.simulation.run(pass.consolidationCandidates().subList(0, 3), true);
+    assertThat(outcome.ok()).isFalse();
+    assertThat(outcome.message()).contains("scheduling simulation timed out before this pod was tried");
   }
 
   private static DisruptionFixture tenUnderutilizedNodes() {

@@ -164,6 +164,13 @@ final class SchedulingHarness {
     return result;
   }
 
+  /** Provisions {@code pods} in a pass that stops once {@code deadline} has passed. */
+  SchedulingResult provision(Deadline deadline, List<Pod> pods) {
+    result = new Scheduler(new SchedulingInput(templates, nodes, pods, daemonSets, volumes, options, namespaceLabels)).solve(deadline);
+    return result;
+  }
+
+
   /** The NodeClaim a pod was planned on; fails when it was not planned on a new NodeClaim. */
   PlannedNodeClaim expectScheduled(Pod pod) {
     for (PlannedNodeClaim claim : result.newNodeClaims()) {

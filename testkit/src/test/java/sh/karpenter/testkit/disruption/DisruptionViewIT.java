@@ -86,7 +86,7 @@ class DisruptionViewIT {
 
   @Test
   void everyNodeIsInTheViewEvenTheOnesProvisioningLeavesOut() {
-    NodePoolYaml.named("general").create(client);
+    NodePoolYaml.named("general").createReady(client);
     createManagedNode("staying");
     createManagedNode("marked");
     createManagedNode("deleting");

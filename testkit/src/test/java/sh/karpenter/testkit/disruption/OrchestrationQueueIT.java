@@ -92,7 +92,7 @@ class OrchestrationQueueIT {
     queueLoop = new SingletonLoop(OrchestrationQueue.NAME, queue::reconcile);
 
     TestObjects.createNodeClass(client);
-    NodePoolYaml.named("default").expireAfter("Never").create(client);
+    NodePoolYaml.named("default").expireAfter("Never").createReady(client);
   }
 
   @AfterEach

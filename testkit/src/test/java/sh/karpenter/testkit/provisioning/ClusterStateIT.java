@@ -94,9 +94,10 @@ class ClusterStateIT {
 
   @Test
   void anInFlightNodeClaimIsAnUninitializedNodeAndCountsTowardsUsage() {
-    POOL.create(client);
+    POOL.createReady(client);
     createClaim("general-abc");
-    await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().size() == 1);
+    await().atMost(WAIT).until(() -> informers.nodeClaims().getStore().list().size() == 1 && informers.nodePools().getStore().list().stream().allMatch(p -> ClusterState.notReady(p).isEmpty())
+        && informers.nodePools().getStore().list().size() == 1);
 
     StateSnapshot snapshot = state.provisioningSnapshot();
 
@@ -148,9 +149,10 @@ class ClusterStateIT {
   void withPrebindingTheProvisionerRecordsWhichPodsToBindToEachNodeClaim() {
     Options prebind = options.withPrebind(true);
     Provisioner provisioner = new Provisioner(client, state, new Batcher(clock, prebind), new TestingEventRecorder(clock), Metrics.noop(), clock, prebind);
-    POOL.create(client);
+    POOL.createReady(client);
     Pod pod = client.pods().resource(TestObjects.pausePod("web", "web")).create();
-    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
+    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().stream().allMatch(p -> ClusterState.notReady(p).isEmpty())
+        && informers.nodePools().getStore().list().size() == 1
         && informers.pods().getStore().list().stream().anyMatch(Pods::failedToSchedule));
 
     Provisioner.Pass pass = provisioner.provision();
@@ -161,5 +163,48 @@ class ClusterStateIT {
     assertThat(state.takePrebindings(claim))
         .containsExactly(new PodRef(client.getNamespace(), "web", pod.getMetadata().getUid()));
     assertThat(state.prebindings()).isEmpty();
+  }
+
+  @Test
+  void withDefaultSpreadTheSelectorOfAPodsReplicaSetIsRead() throws Exception {
+    var defaults = sh.karpenter.controller.snapshot.SchedulerConfig.parse("""
+        podTopologySpread:
+          defaultConstraints:
+            - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule}
+        """, "scheduler.yaml").defaultConstraints();
+    try (Informers spreadInformers = new Informers(client)) {
+      ClusterState spreadState = new ClusterState(spreadInformers, clock, ClusterState.instanceTypesOf(new TestingCloudProvider(TYPES)),
+          options.withScheduler(options.scheduler(), defaults));
+      SyncedInformers.start(spreadInformers);
+      client.apps().replicaSets().resource(TestObjects.yaml(client, io.fabric8.kubernetes.api.model.apps.ReplicaSet.class, """
+          apiVersion: apps/v1
+          kind: ReplicaSet
+          metadata: {name: spread}
+          spec:
+            replicas: 2
+            selector: {matchLabels: {app: spread}}
+            template:
+              metadata: {labels: {app: spread}}
+              spec: {containers: [{name: c, image: %s}]}
+          """.formatted(TestObjects.PAUSE_IMAGE))).create();
+      // kube-controller-manager creates the pods, kube-scheduler finds no node for them
+      await().atMost(WAIT).until(() -> spreadInformers.pods().getStore().list().stream()
+          .filter(p -> p.getMetadata().getName().startsWith("spread-") && Pods.failedToSchedule(p)).count() == 2
+          && !spreadInformers.spreadControllers().isEmpty());
+
+      var pending = spreadState.provisioningSnapshot().cluster().pendingPods().stream()
+          .filter(p -> p.name().startsWith("spread-")).toList();
+
+      assertThat(pending).hasSize(2).allSatisfy(pod -> assertThat(pod.topologySpreadConstraints()).singleElement().satisfies(c -> {
+        assertThat(c.topologyKey()).isEqualTo("topology.kubernetes.io/zone");
+        assertThat(c.selector().expressions()).extracting(e -> e.key() + " " + e.operator() + " " + e.values())
+            .containsExactly("app In [spread]");
+      }));
+    } finally {
+      // the pods would outlive the test's namespace for a while and be pending in the next test
+      client.apps().replicaSets().withName("spread").withGracePeriod(0).delete();
+      client.pods().withLabel("app", "spread").withGracePeriod(0).delete();
+      await().atMost(WAIT).until(() -> client.pods().inAnyNamespace().withLabel("app", "spread").list().getItems().isEmpty());
+    }
   }
 }

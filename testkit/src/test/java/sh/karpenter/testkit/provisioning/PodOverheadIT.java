@@ -81,7 +81,8 @@ class PodOverheadIT {
     podTrigger.register(informers);
     provisioner = new Provisioner(client, state, batcher, recorder, Metrics.noop(), clock, options);
     SyncedInformers.start(informers);
-    client.resources(NodePool.class).resource(TestObjects.yaml(client, NodePool.class, POOL)).create();
+    TestObjects.markReady(client, client.resources(NodePool.class).resource(TestObjects.yaml(client, NodePool.class, POOL)).create());
+    SyncedInformers.awaitReadyNodePools(informers, 1);
   }
 
   @AfterEach

@@ -215,7 +215,7 @@ class PrebinderIT {
       state = new ClusterState(informers, clock,
           ClusterState.instanceTypesOf(new TestingCloudProvider(FakeInstanceTypes.instanceTypes(10))), Options.defaults().withPrebind(true));
       prebinder = new Prebinder(client, informers, state, clock);
-      NodePoolYaml.named("general").create(client);
+      NodePoolYaml.named("general").createReady(client);
       SyncedInformers.start(informers);
     }
 

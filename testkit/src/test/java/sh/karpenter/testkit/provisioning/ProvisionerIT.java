@@ -95,7 +95,9 @@ class ProvisionerIT {
 
   private NodePool createPool() {
     NodePool pool = TestObjects.yaml(client, NodePool.class, POOL);
-    return client.resources(NodePool.class).resource(pool).create();
+    NodePool ready = TestObjects.markReady(client, client.resources(NodePool.class).resource(pool).create());
+    SyncedInformers.awaitReadyNodePools(informers, 1);
+    return ready;
   }
 
   private Pod createPod(String name, String cpu, Map<String, String> nodeSelector) {
@@ -218,6 +220,32 @@ class ProvisionerIT {
     assertThat(failures.get("restricted")).isEqualTo(
         "Failed to schedule pod, nodeSelector uses the restricted label karpenter.sh/custom, which Karpenter cannot set on a new node");
     assertThat(events(Provisioner.FAILED_SCHEDULING)).allSatisfy(e -> assertThat(e.type()).isEqualTo("Warning"));
+  }
+
+  @Test
+  void aNodePoolWhoseReadyIsNotTrueLaunchesNothingUntilItTurnsReady() throws Exception {
+    NodePool pool = client.resources(NodePool.class).resource(TestObjects.yaml(client, NodePool.class, POOL)).create();
+    pool.setStatus(new sh.karpenter.api.v1.NodePoolStatus());
+    pool.getStatus().setConditions(sh.karpenter.api.v1.Conditions.set(
+        null, "Ready", "Unknown", "AwaitingReconciliation", "object is awaiting reconciliation", java.time.Instant.now(), pool.getMetadata().getGeneration()));
+    client.resources(NodePool.class).resource(pool).updateStatus();
+    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().stream()
+        .anyMatch(p -> p.getStatus() != null && p.getStatus().getConditions() != null && !p.getStatus().getConditions().isEmpty()));
+    createPod("web", "1", Map.of());
+    awaitProvisionable(1);
+
+    reconcile();
+
+    assertThat(nodeClaims()).isEmpty();
+    assertThat(events(Provisioner.FAILED_SCHEDULING)).singleElement().extracting(RecordedEvent::message).isEqualTo(
+        "Failed to schedule pod, no NodePool can launch nodes; ignored nodepool \"general\" not ready "
+            + "(Ready=Unknown, AwaitingReconciliation: object is awaiting reconciliation)");
+
+    TestObjects.markReady(client, pool);
+    SyncedInformers.awaitReadyNodePools(informers, 1);
+    reconcile();
+
+    assertThat(nodeClaims()).hasSize(1);
   }
 
   private static Set<String> names(List<NodeClaim> claims) {
