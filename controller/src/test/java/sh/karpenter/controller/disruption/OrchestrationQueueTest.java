@@ -121,6 +121,24 @@ class OrchestrationQueueTest {
   }
 
   @Test
+  void aRepairCountsTheUnhealthyNodeClaimUnderItsConditionOnceItIsDeleted() {
+    actions.nodeClaims.get("claim-a").getStatus().setImageID("ami-123");
+    Command repair = new Command(Method.REPAIR, Reason.UNHEALTHY, List.of(candidate("node-a", "claim-a", null)), List.of(), 0,
+        "AcceleratedHardwareReady");
+
+    assertThat(queue.start(repair)).isTrue();
+    assertThat(sample("karpenter_nodeclaims_unhealthy_disrupted_total", "condition", "accelerated_hardware_ready", "nodepool", "general",
+        "capacity_type", "spot", "image_id", "ami-123", "termination_mode", "graceful")).isZero();
+    queue.reconcile();
+
+    assertThat(actions.calls).containsExactly("mark node-a claim-a Unhealthy", "delete claim-a");
+    assertThat(sample("karpenter_nodeclaims_unhealthy_disrupted_total", "condition", "accelerated_hardware_ready", "nodepool", "general",
+        "capacity_type", "spot", "image_id", "ami-123", "termination_mode", "graceful")).isEqualTo(1);
+    assertThat(sample("karpenter_nodeclaims_disrupted_total", "reason", "unhealthy", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "", "termination_mode", "graceful")).isEqualTo(1);
+  }
+
+  @Test
   void aDeleteDeletesEveryCandidateAtOnce() {
     assertThat(queue.start(delete())).isTrue();
     assertThat(state.isMarkedForDeletion("fake://node-a")).isTrue();

@@ -8,4 +8,7 @@ package sh.karpenter.core.disruption;
  *     repair withheld because too much of the node's NodePool is unhealthy; also on the NodePool)
  * @param message names the pod, constraint or budget that blocked it
  */
-public record Blocked(String nodeName, String nodeClaimName, String event, String message) {}
+public record Blocked(String nodeName, String nodeClaimName, String event, String message) {
+  /** The event of a node whose repair the per-NodePool unhealthy breaker withholds. */
+  public static final String NODE_REPAIR_BLOCKED = "NodeRepairBlocked";
+}
