@@ -59,7 +59,7 @@ class OrchestrationQueueTest {
     ExistingNode existing = new ExistingNode(node, Map.of("karpenter.sh/nodepool", "general"), List.of(), Resources.EMPTY,
         replacement == null ? List.of() : replacement.pods(), true, "general");
     StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, Instant.EPOCH, null, true, null, true, false, false, false, false, false, false,
-        replacement == null ? List.of() : replacement.pods(), List.of());
+        replacement == null ? List.of() : replacement.pods(), List.of(), null);
     return new Candidate(stateNode, POLICY, null, null, 1);
   }
 

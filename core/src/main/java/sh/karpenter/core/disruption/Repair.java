@@ -8,7 +8,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.wellknown.Annotations;
 
 /**
@@ -98,12 +97,8 @@ final class Repair {
         pass.report(candidate, Candidates.DISRUPTION_BLOCKED, outcome.message());
         continue;
       }
-      double replacementPrice = 0;
-      for (PlannedNodeClaim replacement : outcome.replacements()) {
-        replacementPrice += replacement.price();
-      }
       return List.of(new Command(Method.REPAIR, Reason.UNHEALTHY, List.of(candidate), outcome.replacements(),
-          candidate.price() - replacementPrice, e.result().condition()));
+          candidate.price() - outcome.replacementPrice(), e.result().condition()));
     }
     return List.of();
   }

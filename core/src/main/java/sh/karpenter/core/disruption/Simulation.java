@@ -198,6 +198,15 @@ final class Simulation {
       return errors.isEmpty();
     }
 
+    /** The summed hourly price of the replacements. */
+    double replacementPrice() {
+      double price = 0;
+      for (PlannedNodeClaim replacement : replacements) {
+        price += replacement.price();
+      }
+      return price;
+    }
+
     /** The errors for people: the first few, then how many more. */
     String message() {
       if (errors.size() <= MESSAGES_SHOWN) {

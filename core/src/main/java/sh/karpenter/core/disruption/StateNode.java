@@ -63,29 +63,6 @@ public record StateNode(
     blockers = blockers == null ? List.of() : List.copyOf(blockers);
   }
 
-  /** A node without {@link NodeHealth} (node repair does not look at it). */
-  public StateNode(
-      ExistingNode node,
-      String nodeClaimName,
-      Instant createdAt,
-      Instant lastPodEventAt,
-      Instant initializedAt,
-      Duration expireAfter,
-      boolean consolidatable,
-      Drift drift,
-      boolean ready,
-      boolean deleting,
-      boolean instanceTerminating,
-      boolean markedForDeletion,
-      boolean nominated,
-      boolean doNotDisrupt,
-      boolean hasTerminationGracePeriod,
-      List<Pod> reschedulablePods,
-      List<PodBlocker> blockers) {
-    this(node, nodeClaimName, createdAt, lastPodEventAt, initializedAt, expireAfter, consolidatable, drift, ready, deleting,
-        instanceTerminating, markedForDeletion, nominated, doNotDisrupt, hasTerminationGracePeriod, reschedulablePods, blockers, null);
-  }
-
   public String name() {
     return node.name();
   }
