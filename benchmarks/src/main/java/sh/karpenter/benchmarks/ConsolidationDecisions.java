@@ -224,7 +224,7 @@ public final class ConsolidationDecisions {
     StateNode state() {
       return new StateNode(
           existing(), name, NOW.minus(Duration.ofDays(2)), NOW.minus(Duration.ofHours(1)), NOW.minus(Duration.ofDays(2)), Duration.ofHours(720),
-          true, null, true, false, false, false, false, false, false, pods, List.of());
+          true, null, true, false, false, false, false, false, false, pods, List.of(), null);
     }
   }
 

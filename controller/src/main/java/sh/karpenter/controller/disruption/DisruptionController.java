@@ -25,6 +25,7 @@ import sh.karpenter.controller.runtime.LogValues;
 import sh.karpenter.controller.runtime.Result;
 import sh.karpenter.controller.state.ClusterState;
 import sh.karpenter.controller.state.DisruptionView;
+import sh.karpenter.core.cloudprovider.RepairPolicy;
 import sh.karpenter.core.disruption.Blocked;
 import sh.karpenter.core.disruption.Budgets;
 import sh.karpenter.core.disruption.Command;
@@ -40,17 +41,18 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
 /**
  * The {@code disruption} singleton (upstream disruption/controller.go,
  * docs/behaviour/disruption.md#the-disruption-loop): every 10 seconds, once cluster state is
- * synced, it asks core's {@link Disruption#decide} for the commands of the first method (Emptiness
- * → StaticDrift → Drift → MultiNodeConsolidation → SingleNodeConsolidation) that produces any,
+ * synced, it asks core's {@link Disruption#decide} for the commands of the first method (Repair, with
+ * the {@code NodeRepair} gate on and the provider's repair policies → Emptiness → StaticDrift → Drift →
+ * MultiNodeConsolidation → SingleNodeConsolidation) that produces any,
  * reports what it found (eligible nodes, allowed disruptions, Balanced scores, {@code
- * Unconsolidatable} and {@code DisruptionBlocked} events) and hands the commands to the {@link
+ * Unconsolidatable}, {@code DisruptionBlocked} and {@code NodeRepairBlocked} events) and hands the commands to the {@link
  * OrchestrationQueue}.
  *
  * <p>Emptiness and consolidation commands are validated first: the loop keeps them for the 15 s
  * {@code commandValidationDelay} (requeueing, never sleeping), then re-checks them against fresh
  * cluster state with {@link Disruption#validate}; a command that no longer holds is dropped and
- * counted in {@code karpenter_voluntary_disruption_failed_validations_total}. Drift commands go to
- * the queue at once.
+ * counted in {@code karpenter_voluntary_disruption_failed_validations_total}. Drift and repair
+ * commands go to the queue at once.
  *
  * <p>Every loop that reads cluster state also removes the {@code karpenter.sh/disrupted} taint and the {@code
  * DisruptionReason} condition from managed nodes that no command holds and that are not being
@@ -64,6 +66,8 @@ public final class DisruptionController {
   static final Duration UNSYNCED_REQUEUE = Duration.ofSeconds(1);
   /** Upstream's {@code commandValidationDelay}. */
   static final Duration VALIDATION_DELAY = Duration.ofSeconds(15);
+  /** The feature gate that turns node repair on (off by default, as upstream). */
+  static final String NODE_REPAIR_GATE = "NodeRepair";
   /** The methods whose commands are validated again after the delay. */
   static final Set<Method> VALIDATED =
       EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION);
@@ -91,9 +95,20 @@ public final class DisruptionController {
   private List<Command> awaitingValidation = List.of();
   private Instant validateAt;
 
+  /** Without node repair. */
   public DisruptionController(
       ClusterState state, OrchestrationQueue queue, DisruptionActions actions, EventRecorder recorder, Metrics metrics, Clock clock,
       Options options) {
+    this(state, queue, actions, recorder, metrics, clock, options, List.of());
+  }
+
+  /**
+   * @param repairPolicies the cloud provider's repair policies: node repair runs when the {@code
+   *     NodeRepair} feature gate is on and there are some
+   */
+  public DisruptionController(
+      ClusterState state, OrchestrationQueue queue, DisruptionActions actions, EventRecorder recorder, Metrics metrics, Clock clock,
+      Options options, List<RepairPolicy> repairPolicies) {
     this(state::synced, state::disruptionView, new Decider() {
       @Override
       public Decision decide(DisruptionInput input) {
@@ -104,12 +119,18 @@ public final class DisruptionController {
       public Validation validate(Command command, DisruptionInput fresh) {
         return Disruption.validate(command, fresh);
       }
-    }, queue, actions, recorder, metrics, clock, options);
+    }, queue, actions, recorder, metrics, clock, options, repairPolicies);
   }
 
   DisruptionController(
       BooleanSupplier synced, Supplier<DisruptionView> views, Decider decider, OrchestrationQueue queue, DisruptionActions actions,
       EventRecorder recorder, Metrics metrics, Clock clock, Options options) {
+    this(synced, views, decider, queue, actions, recorder, metrics, clock, options, List.of());
+  }
+
+  DisruptionController(
+      BooleanSupplier synced, Supplier<DisruptionView> views, Decider decider, OrchestrationQueue queue, DisruptionActions actions,
+      EventRecorder recorder, Metrics metrics, Clock clock, Options options, List<RepairPolicy> repairPolicies) {
     this.synced = synced;
     this.views = views;
     this.decider = decider;
@@ -119,8 +140,13 @@ public final class DisruptionController {
     this.metrics = metrics;
     this.clock = clock;
     this.scheduler = options.scheduler();
+    boolean nodeRepair = options.featureGates().getOrDefault(NODE_REPAIR_GATE, false);
+    if (nodeRepair && repairPolicies.isEmpty()) {
+      LOG.warn("node repair is enabled but the cloud provider defines no repair policies; it does not run");
+    }
     this.disruptionOptions =
-        DisruptionOptions.defaults(clock).withSpotToSpotConsolidation(options.featureGates().getOrDefault("SpotToSpotConsolidation", false));
+        DisruptionOptions.defaults(clock).withSpotToSpotConsolidation(options.featureGates().getOrDefault("SpotToSpotConsolidation", false))
+            .withRepairPolicies(nodeRepair ? repairPolicies : List.of());
   }
 
   /**
@@ -184,7 +210,7 @@ public final class DisruptionController {
       disruption.decisionEvaluated(decision.method().label(), decision.method().consolidationType(), took);
     }
     decision.timedOut().forEach(method -> disruption.consolidationTimeout(method.consolidationType()));
-    // per reason some method disrupts for (not Unhealthy until node repair runs), as upstream sets them
+    // per reason some method disrupts for (Unhealthy only with node repair on), as upstream sets them
     decision.eligibleNodes().forEach((reason, eligible) -> disruption.eligibleNodes(reason.metricLabel(), eligible));
     decision.allowedDisruptions().forEach((pool, byReason) ->
         byReason.forEach((reason, allowed) -> disruption.allowedDisruptions(pool, reason.metricLabel(), allowed)));
@@ -203,7 +229,12 @@ public final class DisruptionController {
     for (Blocked blocked : decision.blocked()) {
       DisruptionView.NodeView node = blocked.nodeName() != null ? byNode.get(blocked.nodeName()) : byNodeClaim.get(blocked.nodeClaimName());
       if (node != null) {
-        events.blocked(node.object(), node.nodeClaim(), blocked);
+        String poolName = node.node().nodePoolName();
+        events.blocked(node.object(), node.nodeClaim(), poolName == null ? null : view.nodePools().get(poolName), blocked);
+        if (Blocked.NODE_REPAIR_BLOCKED.equals(blocked.event())) {
+          LOG.atWarn().setMessage("node repair blocked").addKeyValue("Node", LogValues.ref(node.name()))
+              .addKeyValue("NodePool", LogValues.ref(poolName)).addKeyValue("reason", blocked.message()).log();
+        }
       }
     }
     for (ScoredMove move : decision.scores()) {
@@ -212,6 +243,14 @@ public final class DisruptionController {
         DisruptionView.NodeView node = byNodeClaim.get(claim);
         if (node != null) {
           events.scored(node.object(), node.nodeClaim(), move, ScoredMove.THRESHOLD);
+        }
+      }
+    }
+    if (decision.method() == Method.REPAIR) {
+      for (Command command : decision.commands()) {
+        for (var candidate : command.candidates()) {
+          LOG.atInfo().setMessage("selected repair policy").addKeyValue("Node", LogValues.ref(candidate.name()))
+              .addKeyValue("condition", command.repairCondition()).log();
         }
       }
     }

@@ -16,6 +16,7 @@ import sh.karpenter.core.wellknown.Annotations;
 final class DisruptionEvents {
   static final String DISRUPTION_BLOCKED = "DisruptionBlocked";
   static final String UNCONSOLIDATABLE = "Unconsolidatable";
+  static final String NODE_REPAIR_BLOCKED = "NodeRepairBlocked";
   static final String LAUNCHING = "DisruptionLaunching";
   static final String WAITING_READINESS = "DisruptionWaitingReadiness";
   static final String TERMINATING = "DisruptionTerminating";
@@ -24,6 +25,8 @@ final class DisruptionEvents {
   static final String CONSOLIDATION_REJECTED = "ConsolidationRejected";
   /** Upstream keeps an Unconsolidatable event quiet for 15 minutes. */
   static final Duration UNCONSOLIDATABLE_DEDUPE = Duration.ofMinutes(15);
+  /** And a NodeRepairBlocked event too. */
+  static final Duration NODE_REPAIR_BLOCKED_DEDUPE = Duration.ofMinutes(15);
 
   private final EventRecorder recorder;
 
@@ -49,9 +52,19 @@ final class DisruptionEvents {
 
   /**
    * {@code Unconsolidatable} or {@code DisruptionBlocked} on a node left alone. As upstream, nothing
-   * is said when a {@code do-not-disrupt} annotation blocks: that is the user's intent.
+   * is said when a {@code do-not-disrupt} annotation blocks: that is the user's intent. {@code
+   * NodeRepairBlocked} (node repair withheld: too much of the NodePool is unhealthy) is a Warning on the
+   * Node, the NodeClaim and the NodePool, quiet for 15 minutes.
    */
-  void blocked(HasMetadata node, HasMetadata nodeClaim, Blocked blocked) {
+  void blocked(HasMetadata node, HasMetadata nodeClaim, HasMetadata nodePool, Blocked blocked) {
+    if (NODE_REPAIR_BLOCKED.equals(blocked.event())) {
+      for (HasMetadata involved : new HasMetadata[] {node, nodeClaim, nodePool}) {
+        if (involved != null) {
+          recorder.publish(involved, EventRecorder.WARNING, NODE_REPAIR_BLOCKED, blocked.message(), NODE_REPAIR_BLOCKED_DEDUPE);
+        }
+      }
+      return;
+    }
     if (DISRUPTION_BLOCKED.equals(blocked.event()) && blocked.message().contains(Annotations.DO_NOT_DISRUPT)) {
       return;
     }

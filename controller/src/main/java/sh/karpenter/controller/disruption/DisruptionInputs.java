@@ -3,6 +3,7 @@ package sh.karpenter.controller.disruption;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +29,7 @@ import sh.karpenter.controller.state.DisruptionView;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Drift;
+import sh.karpenter.core.disruption.NodeHealth;
 import sh.karpenter.core.disruption.PodBlocker;
 import sh.karpenter.core.disruption.PoolPolicy;
 import sh.karpenter.core.disruption.StateNode;
@@ -40,7 +42,7 @@ import sh.karpenter.core.wellknown.Annotations;
  * event time, {@code Consolidatable} and {@code Drifted} conditions, the Node's readiness, deletion
  * and {@code InstanceTerminating}, deletion marks,
  * nominations, the node's {@code do-not-disrupt} annotation, its reschedulable pods and the pods that
- * block its disruption), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} ({@link
+ * block its disruption, and for node repair the Node's conditions and {@code do-not-repair}), every NodePool's {@code spec.disruption} as a {@link PoolPolicy} ({@link
  * NodePoolConverter#disruptionPolicy}), and the provisioning snapshot's scheduler input for simulations.
  */
 public final class DisruptionInputs {
@@ -117,7 +119,27 @@ public final class DisruptionInputs {
         node != null && "true".equals(Metadata.annotations(node).get(Annotations.DO_NOT_DISRUPT)),
         claim != null && claim.getSpec() != null && claim.getSpec().getTerminationGracePeriod() != null,
         reschedulable,
-        blockers);
+        blockers,
+        health(node, claim, now));
+  }
+
+  /**
+   * What node repair reads of the Node: its conditions, its creation, and {@code
+   * karpenter.sh/do-not-repair: "true"} on it or its NodeClaim; null without a Node.
+   */
+  static NodeHealth health(Node node, NodeClaim claim, Instant now) {
+    if (node == null) {
+      return null;
+    }
+    List<NodeHealth.Condition> conditions = new ArrayList<>();
+    if (node.getStatus() != null && node.getStatus().getConditions() != null) {
+      for (NodeCondition condition : node.getStatus().getConditions()) {
+        conditions.add(new NodeHealth.Condition(condition.getType(), condition.getStatus(), time(condition.getLastTransitionTime())));
+      }
+    }
+    boolean doNotRepair = "true".equals(Metadata.annotations(node).get(Annotations.DO_NOT_REPAIR))
+        || (claim != null && "true".equals(Metadata.annotations(claim).get(Annotations.DO_NOT_REPAIR)));
+    return new NodeHealth(conditions, createdAt(node, now), doNotRepair);
   }
 
   /** {@code spec.expireAfter}: null for Never, upstream's 720h default when absent. */

@@ -258,6 +258,10 @@ public final class OrchestrationQueue {
       DisruptionLabels labels = disruptionLabels(command, target.candidate(), claim);
       metrics.nodeClaimDisrupted(labels);
       metrics.disruption().podsDisruptionInitiated(labels, target.candidate().reschedulablePods().size());
+      if (command.repairCondition() != null) {
+        String imageId = claim.map(c -> c.getStatus() == null ? null : c.getStatus().getImageID()).orElse("");
+        metrics.repair().unhealthyDisrupted(command.repairCondition(), labels.nodePool(), labels.capacityType(), imageId, labels.terminationMode());
+      }
       events.terminating(node.orElse(null), claim.orElse(null), command.reason());
     }
     if (waiting) {

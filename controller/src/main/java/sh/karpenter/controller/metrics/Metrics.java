@@ -98,6 +98,7 @@ public class Metrics {
   private final Counter cloudProviderErrors;
   private final Map<String, ConditionFamilies> conditions;
   private final ControllerRuntimeMetrics controllerRuntime;
+  private final RepairMetrics repair;
 
   /** The status-condition families of one object kind. */
   private record ConditionFamilies(Counter transitions, Histogram transitionSeconds) {}
@@ -203,6 +204,7 @@ public class Metrics {
     }
     controllerRuntime = new ControllerRuntimeMetrics(registry);
     disruption = new DisruptionMetrics(registry);
+    repair = new RepairMetrics(registry);
   }
 
   private Metrics() {
@@ -226,6 +228,7 @@ public class Metrics {
     conditions = null;
     controllerRuntime = ControllerRuntimeMetrics.noop();
     disruption = new DisruptionMetrics(null);
+    repair = new RepairMetrics(null);
   }
 
   /**
@@ -252,6 +255,11 @@ public class Metrics {
    */
   public ControllerRuntimeMetrics controllerRuntime() {
     return controllerRuntime;
+  }
+
+  /** Node repair's family ({@code karpenter_nodeclaims_unhealthy_disrupted_total}). */
+  public RepairMetrics repair() {
+    return repair;
   }
 
   /** The disruption and termination families (decisions, budgets, evictions, drains). */

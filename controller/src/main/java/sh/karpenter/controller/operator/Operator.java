@@ -129,7 +129,7 @@ public final class Operator implements AutoCloseable {
     KubernetesDisruptionActions disruptionActions = new KubernetesDisruptionActions(client, informers, metrics, clock);
     OrchestrationQueue disruptionQueue = new OrchestrationQueue(disruptionActions, state, events, metrics, clock);
     loops.add(new SingletonLoop(DisruptionController.NAME,
-        new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options)::reconcile, clock, observer));
+        new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options, metered.repairPolicies())::reconcile, clock, observer));
     loops.add(new SingletonLoop(OrchestrationQueue.NAME, disruptionQueue::reconcile, clock, observer));
     NodeMetrics nodeMetrics = new NodeMetrics(metrics, clock);
     loops.add(new SingletonLoop(NodeMetrics.NAME, () -> {

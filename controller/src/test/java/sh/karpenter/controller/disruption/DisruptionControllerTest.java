@@ -258,4 +258,76 @@ class DisruptionControllerTest {
     assertThat(actions.calls).containsExactly(
         "mark held claim-held Drifted", "unmark stale claim-stale", "unmark condition-only claim-condition-only");
   }
+
+  @Test
+  void nodeRepairBlockedIsAWarningOnTheNodeItsNodeClaimAndItsNodePool() {
+    view = new TestViews().pool(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL))
+        .add(node("node-a", "")).add(claim("claim-a", "node-a", "", "")).build();
+    decider.decision = decision(null, List.of(), List.of(
+        new Blocked("node-a", "claim-a", Blocked.NODE_REPAIR_BLOCKED, "more than 20% of nodes in nodepool \"general\" are unhealthy")), List.of());
+
+    controller.reconcile();
+
+    assertThat(events.events()).extracting(TestingEventRecorder.RecordedEvent::kind, TestingEventRecorder.RecordedEvent::name,
+        TestingEventRecorder.RecordedEvent::type, TestingEventRecorder.RecordedEvent::reason).containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("Node", "node-a", "Warning", "NodeRepairBlocked"),
+            org.assertj.core.groups.Tuple.tuple("NodeClaim", "claim-a", "Warning", "NodeRepairBlocked"),
+            org.assertj.core.groups.Tuple.tuple("NodePool", "general", "Warning", "NodeRepairBlocked"));
+  }
+
+  /** A loop with core's own decision, the given gates and repair policies, over {@link #view}. */
+  private DisruptionController realLoop(boolean nodeRepair, List<sh.karpenter.core.cloudprovider.RepairPolicy> policies) {
+    Map<String, Boolean> gates = new java.util.HashMap<>(Options.defaults().featureGates());
+    gates.put("NodeRepair", nodeRepair);
+    Options options = Options.defaults().withFeatureGates(gates, Options.defaults().cpuRequests());
+    return new DisruptionController(synced::get, () -> view, new DisruptionController.Decider() {
+      @Override
+      public Decision decide(DisruptionInput input) {
+        return sh.karpenter.core.disruption.Disruption.decide(input);
+      }
+
+      @Override
+      public Validation validate(Command command, DisruptionInput fresh) {
+        return sh.karpenter.core.disruption.Disruption.validate(command, fresh);
+      }
+    }, queue, actions, events, metrics, clock, options, policies);
+  }
+
+  private void unhealthyNodeA() {
+    view = new TestViews().pool(TestViews.yaml(sh.karpenter.api.v1.NodePool.class, TestViews.POOL))
+        .add(node("node-a", "")).add(claim("claim-a", "node-a", "", """
+            conditions:
+              - {type: Initialized, status: "True", reason: Initialized, lastTransitionTime: "2030-01-01T00:00:00Z"}""")).build();
+    view.nodes().getFirst().object().getMetadata().setCreationTimestamp("2030-01-01T00:00:00Z");
+    view.nodes().getFirst().object().getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+        .withType("Ready").withStatus("Unknown").withReason("NodeStatusUnknown").withLastTransitionTime("2030-01-01T23:00:00Z").build()));
+  }
+
+  @Test
+  void withTheNodeRepairGateAnUnhealthyNodeIsRepairedAtOnce() {
+    unhealthyNodeA();
+    DisruptionController loop = realLoop(true, List.of(new sh.karpenter.core.cloudprovider.RepairPolicy("Ready", "Unknown", Duration.ofMinutes(10))));
+
+    assertThat(loop.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
+
+    assertThat(queue.holds("claim-a")).isTrue();
+    assertThat(actions.calls).contains("mark node-a claim-a Unhealthy");
+    assertThat(sample("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"unhealthy"})).isEqualTo(1);
+    assertThat(registry.getSampleValue("karpenter_nodepools_allowed_disruptions", new String[] {"nodepool", "reason"},
+        new String[] {"general", "unhealthy"})).isNotNull();
+  }
+
+  @Test
+  void withoutTheGateOrWithoutPoliciesNodeRepairDoesNotRun() {
+    unhealthyNodeA();
+    List<sh.karpenter.core.cloudprovider.RepairPolicy> policies =
+        List.of(new sh.karpenter.core.cloudprovider.RepairPolicy("Ready", "Unknown", Duration.ofMinutes(10)));
+
+    realLoop(false, policies).reconcile();
+    realLoop(true, List.of()).reconcile();
+
+    assertThat(queue.holds("claim-a")).isFalse();
+    assertThat(registry.getSampleValue("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"unhealthy"}))
+        .isNull();
+  }
 }

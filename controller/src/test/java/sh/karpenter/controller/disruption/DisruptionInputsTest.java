@@ -316,4 +316,40 @@ class DisruptionInputsTest {
     assertThat(input.scheduling().options()).isEqualTo(SchedulerOptions.DEFAULT);
     assertThat(input.now()).isEqualTo(NOW);
   }
+
+  @Test
+  void nodeRepairReadsTheNodesConditionsAndTheDoNotRepairAnnotation() {
+    DisruptionView view = new TestViews().pool(yaml(NodePool.class, TestViews.POOL))
+        .add(yaml(Node.class, """
+            apiVersion: v1
+            kind: Node
+            metadata:
+              name: node-a
+              creationTimestamp: "2030-01-01T00:00:00Z"
+              labels: {karpenter.sh/nodepool: general, kubernetes.io/hostname: node-a}
+              annotations: {karpenter.sh/do-not-repair: "true"}
+            spec: {providerID: "fake://node-a"}
+            status:
+              allocatable: {cpu: "4", memory: 8Gi, pods: "40"}
+              conditions: [{type: Ready, status: Unknown, reason: NodeStatusUnknown, lastTransitionTime: "2030-01-01T23:00:00Z"}]
+            """))
+        .add(claim("claim-a", "node-a", "", ""))
+        .build();
+
+    var health = only(input(view)).health();
+
+    assertThat(health.createdAt()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+    assertThat(health.conditions()).containsExactly(
+        new sh.karpenter.core.disruption.NodeHealth.Condition("Ready", "Unknown", Instant.parse("2030-01-01T23:00:00Z")));
+    assertThat(health.doNotRepair()).isTrue();
+  }
+
+  @Test
+  void doNotRepairOnTheNodeClaimCountsToo() {
+    NodeClaim claim = claim("claim-a", "node-a", "", "");
+    claim.getMetadata().setAnnotations(java.util.Map.of("karpenter.sh/do-not-repair", "true"));
+    DisruptionView view = new TestViews().pool(yaml(NodePool.class, TestViews.POOL)).add(node("node-a", "")).add(claim).build();
+
+    assertThat(only(input(view)).health().doNotRepair()).isTrue();
+  }
 }

@@ -59,7 +59,7 @@ class OrchestrationQueueTest {
     ExistingNode existing = new ExistingNode(node, Map.of("karpenter.sh/nodepool", "general"), List.of(), Resources.EMPTY,
         replacement == null ? List.of() : replacement.pods(), true, "general");
     StateNode stateNode = new StateNode(existing, claim, Instant.EPOCH, null, Instant.EPOCH, null, true, null, true, false, false, false, false, false, false,
-        replacement == null ? List.of() : replacement.pods(), List.of());
+        replacement == null ? List.of() : replacement.pods(), List.of(), null);
     return new Candidate(stateNode, POLICY, null, null, 1);
   }
 
@@ -118,6 +118,24 @@ class OrchestrationQueueTest {
     assertThat(events.forObject("node-a")).extracting(TestingEventRecorder.RecordedEvent::message).containsExactly("Disrupting Node: Underutilized");
     assertThat(events.forObject("claim-a")).extracting(TestingEventRecorder.RecordedEvent::message)
         .containsExactly("Disrupting NodeClaim: Underutilized");
+  }
+
+  @Test
+  void aRepairCountsTheUnhealthyNodeClaimUnderItsConditionOnceItIsDeleted() {
+    actions.nodeClaims.get("claim-a").getStatus().setImageID("ami-123");
+    Command repair = new Command(Method.REPAIR, Reason.UNHEALTHY, List.of(candidate("node-a", "claim-a", null)), List.of(), 0,
+        "AcceleratedHardwareReady");
+
+    assertThat(queue.start(repair)).isTrue();
+    assertThat(sample("karpenter_nodeclaims_unhealthy_disrupted_total", "condition", "accelerated_hardware_ready", "nodepool", "general",
+        "capacity_type", "spot", "image_id", "ami-123", "termination_mode", "graceful")).isZero();
+    queue.reconcile();
+
+    assertThat(actions.calls).containsExactly("mark node-a claim-a Unhealthy", "delete claim-a");
+    assertThat(sample("karpenter_nodeclaims_unhealthy_disrupted_total", "condition", "accelerated_hardware_ready", "nodepool", "general",
+        "capacity_type", "spot", "image_id", "ami-123", "termination_mode", "graceful")).isEqualTo(1);
+    assertThat(sample("karpenter_nodeclaims_disrupted_total", "reason", "unhealthy", "nodepool", "general", "capacity_type", "spot",
+        "consolidation_policy", "", "termination_mode", "graceful")).isEqualTo(1);
   }
 
   @Test

@@ -36,6 +36,8 @@ class MetricsParityTest {
               Map.entry("karpenter_nodeclaims_terminated_total", Set.of("nodepool", "capacity_type")),
               Map.entry("karpenter_nodeclaims_disrupted_total",
                   Set.of("nodepool", "reason", "capacity_type", "consolidation_policy", "termination_mode")),
+              Map.entry("karpenter_nodeclaims_unhealthy_disrupted_total",
+                  Set.of("condition", "nodepool", "capacity_type", "image_id", "termination_mode")),
               Map.entry("karpenter_nodes_created_total", Set.of("nodepool")),
               Map.entry("karpenter_nodes_terminated_total", Set.of("nodepool")),
               Map.entry("karpenter_pods_scheduling_decision_duration_seconds", Set.of()),
@@ -164,6 +166,7 @@ class MetricsParityTest {
     d.nodeTerminated("default", Duration.ofSeconds(30));
     d.instanceTerminated("default", Duration.ofSeconds(2));
     d.nodeLifetime("default", Duration.ofHours(3));
+    metrics.repair().unhealthyDisrupted("Ready", "default", "spot", "ami-1", "graceful");
     new NodeMetrics(metrics, java.time.Clock.systemUTC()).update(
         List.of(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("n1").endMetadata()
             .withNewStatus().withAllocatable(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")))

@@ -60,7 +60,10 @@ public interface CloudProvider {
     return driftReason(providerId, nodeClassRef);
   }
 
-  /** Node conditions that, held past their toleration, make a node unhealthy (NodeRepair). */
+  /**
+   * Node conditions that, held past their toleration, make node repair replace a node (with the
+   * {@code NodeRepair} gate on; none turns repair off).
+   */
   default List<RepairPolicy> repairPolicies() {
     return List.of();
   }

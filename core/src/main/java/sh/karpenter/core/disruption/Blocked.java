@@ -1,10 +1,14 @@
 package sh.karpenter.core.disruption;
 
 /**
- * A node that was not disrupted, and why, for people: the {@code Unconsolidatable} or
- * {@code DisruptionBlocked} event on its Node and NodeClaim.
+ * A node that was not disrupted, and why, for people: the {@code Unconsolidatable}, {@code
+ * DisruptionBlocked} or {@code NodeRepairBlocked} event on its Node and NodeClaim.
  *
- * @param event {@code Unconsolidatable} or {@code DisruptionBlocked}
+ * @param event {@code Unconsolidatable}, {@code DisruptionBlocked} or {@code NodeRepairBlocked} (node
+ *     repair withheld because too much of the node's NodePool is unhealthy; also on the NodePool)
  * @param message names the pod, constraint or budget that blocked it
  */
-public record Blocked(String nodeName, String nodeClaimName, String event, String message) {}
+public record Blocked(String nodeName, String nodeClaimName, String event, String message) {
+  /** The event of a node whose repair the per-NodePool unhealthy breaker withholds. */
+  public static final String NODE_REPAIR_BLOCKED = "NodeRepairBlocked";
+}

@@ -94,7 +94,7 @@ public final class Budgets {
    * Per NodePool and the reason of each disruption {@link Method}, what the budgets allow now before
    * subtracting the nodes already disrupting (upstream's {@code karpenter_nodepools_allowed_disruptions},
    * which upstream sets for the reasons of the methods it runs: {@link Reason#UNHEALTHY} only with node
-   * repair, which no method here does yet).
+   * repair on).
    */
   public static Map<String, Map<Reason, Integer>> allowed(DisruptionInput input) {
     Map<String, Integer> numNodes = new HashMap<>();
@@ -108,6 +108,9 @@ public final class Budgets {
       int count = numNodes.getOrDefault(pool.nodePoolName(), 0);
       Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
       for (Reason reason : METHOD_REASONS) {
+        if (reason == Reason.UNHEALTHY && (input.options() == null || !input.options().nodeRepair())) {
+          continue;
+        }
         byReason.put(reason, allowed(pool, reason, count, input.now()));
       }
       result.put(pool.nodePoolName(), Map.copyOf(byReason));

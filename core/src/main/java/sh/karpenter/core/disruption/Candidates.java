@@ -25,15 +25,21 @@ import sh.karpenter.core.wellknown.Labels;
  * @param graceful candidates every method may act on
  * @param eventual the graceful candidates plus the drifted nodes with blocking pods and a
  *     terminationGracePeriod
+ * @param repair with node repair on, the nodes node repair may look at: managed nodes with a Node,
+ *     initialized or not, not deleting or marked for deletion, not nominated unless uninitialized, of a
+ *     resolvable NodePool,
+ *     whatever their {@code do-not-disrupt} annotation and blocking pods ({@link Repair} filters them)
  * @param blocked why the examined nodes that are not candidates are not
  */
-record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Blocked> blocked) {
+record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Candidate> repair, List<Blocked> blocked) {
   static final String DISRUPTION_BLOCKED = "DisruptionBlocked";
   static final String UNCONSOLIDATABLE = "Unconsolidatable";
+  static final String NODE_REPAIR_BLOCKED = Blocked.NODE_REPAIR_BLOCKED;
 
   Candidates {
     graceful = List.copyOf(graceful);
     eventual = List.copyOf(eventual);
+    repair = List.copyOf(repair);
     blocked = List.copyOf(blocked);
   }
 
@@ -45,24 +51,47 @@ record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Block
     Map<String, Map<String, InstanceType>> catalogues = new HashMap<>();
     List<Candidate> graceful = new ArrayList<>();
     List<Candidate> eventual = new ArrayList<>();
+    List<Candidate> repair = new ArrayList<>();
     List<Blocked> blocked = new ArrayList<>();
+    boolean nodeRepair = input.options() != null && input.options().nodeRepair();
     for (StateNode node : input.nodes()) {
-      if (!node.managed() || !node.node().initialized() || node.deleting() || node.markedForDeletion()) {
+      if (!node.managed() || node.deleting() || node.markedForDeletion()) {
+        continue;
+      }
+      // Examined for every method but repair: initialized nodes. Repair also looks at uninitialized
+      // nodes that have a Node, and past the node's do-not-disrupt (upstream v1.15); it reports its
+      // own vetoes (Repair.eligible).
+      boolean examined = node.node().initialized();
+      boolean repairable = nodeRepair && node.health() != null;
+      if (!examined && !repairable) {
         continue;
       }
       if (node.nominated()) {
-        blocked.add(blocked(node, DISRUPTION_BLOCKED, "node is nominated for a pending pod"));
-        continue;
+        if (examined) {
+          blocked.add(blocked(node, DISRUPTION_BLOCKED, "node is nominated for a pending pod"));
+        }
+        // as upstream, only an uninitialized node is repaired while nominated
+        if (!repairable || node.node().initialized()) {
+          continue;
+        }
+        examined = false;
       }
       if (node.doNotDisrupt()) {
-        blocked.add(blocked(node, DISRUPTION_BLOCKED, "disruption is blocked through the \"" + Annotations.DO_NOT_DISRUPT + "\" annotation"));
-        continue;
+        if (examined) {
+          blocked.add(blocked(node, DISRUPTION_BLOCKED, "disruption is blocked through the \"" + Annotations.DO_NOT_DISRUPT + "\" annotation"));
+        }
+        if (!repairable) {
+          continue;
+        }
+        examined = false;
       }
       String poolName = node.nodePoolName();
       PoolPolicy pool = poolName == null ? null : input.pools().get(poolName);
       NodeClaimTemplate template = poolName == null ? null : templates.get(poolName);
       if (pool == null || template == null) {
-        blocked.add(blocked(node, DISRUPTION_BLOCKED, "nodepool \"" + poolName + "\" can't be resolved for the node"));
+        if (examined) {
+          blocked.add(blocked(node, DISRUPTION_BLOCKED, "nodepool \"" + poolName + "\" can't be resolved for the node"));
+        }
         continue;
       }
       Map<String, InstanceType> catalogue =
@@ -70,6 +99,12 @@ record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Block
       InstanceType type = catalogue.get(node.node().labels().get(Labels.INSTANCE_TYPE));
       Offering offering = type == null ? null : offering(type, node.node().labels());
       Candidate candidate = new Candidate(node, pool, type, offering, Costs.disruptionCost(node, input.now()));
+      if (repairable) {
+        repair.add(candidate);
+      }
+      if (!examined) {
+        continue;
+      }
       if (!node.blockers().isEmpty()) {
         blocked.add(blocked(node, DISRUPTION_BLOCKED, message(node.blockers().getFirst())));
         if (node.drift() != null && node.hasTerminationGracePeriod()) {
@@ -80,7 +115,7 @@ record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Block
       graceful.add(candidate);
       eventual.add(candidate);
     }
-    return new Candidates(graceful, eventual, blocked);
+    return new Candidates(graceful, eventual, repair, blocked);
   }
 
   /**

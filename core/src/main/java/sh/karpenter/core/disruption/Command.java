@@ -8,11 +8,19 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
  *
  * @param method the method that produced it ({@link Method})
  * @param savings hourly price of the candidates minus the cheapest price of the replacements
+ * @param repairCondition for a {@link Method#REPAIR} command, the Node condition type whose repair
+ *     policy selected the candidate (upstream's {@code condition} label); null otherwise
  */
-public record Command(Method method, Reason reason, List<Candidate> candidates, List<PlannedNodeClaim> replacements, double savings) {
+public record Command(
+    Method method, Reason reason, List<Candidate> candidates, List<PlannedNodeClaim> replacements, double savings, String repairCondition) {
   public Command {
     candidates = List.copyOf(candidates);
     replacements = List.copyOf(replacements);
+  }
+
+  /** A command of a method other than repair. */
+  public Command(Method method, Reason reason, List<Candidate> candidates, List<PlannedNodeClaim> replacements, double savings) {
+    this(method, reason, candidates, replacements, savings, null);
   }
 
   /** Upstream's decision label: {@code delete} or {@code replace}. */

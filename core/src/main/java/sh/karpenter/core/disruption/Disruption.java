@@ -12,11 +12,11 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
 
 /**
  * Voluntary disruption decisions (upstream pkg/controllers/disruption), pure: candidates, budgets,
- * the five methods in order, every move simulated with the provisioning {@code Scheduler} against the
+ * the methods in order, every move simulated with the provisioning {@code Scheduler} against the
  * whole cluster.
  *
  * <p>A loop ({@link #decide}) finds the candidates (docs/behaviour/disruption.md#candidates) and
- * the budgets (docs/behaviour/disruption.md#budgets), then tries Emptiness, StaticDrift, Drift,
+ * the budgets (docs/behaviour/disruption.md#budgets), then tries Repair (with node repair on), Emptiness, StaticDrift, Drift,
  * multi-node and single-node consolidation in that order
  * (docs/behaviour/disruption.md#the-disruption-loop); the first method that produces commands wins
  * the loop. The caller waits the validation delay (15 s) and re-checks each command against fresh
@@ -32,12 +32,16 @@ public final class Disruption {
   public static Decision decide(DisruptionInput input) {
     DisruptionPass pass = new DisruptionPass(input);
     Map<Reason, Integer> eligible = new EnumMap<>(Reason.class);
+    if (input.options().nodeRepair()) {
+      eligible.put(Reason.UNHEALTHY, pass.repairCandidates().size());
+    }
     eligible.put(Reason.EMPTY, pass.emptinessCandidates().size());
     eligible.put(Reason.DRIFTED, pass.driftCandidates(true).size() + pass.driftCandidates(false).size());
     eligible.put(Reason.UNDERUTILIZED, pass.consolidationCandidates().size());
     for (Method method : Method.values()) {
       List<Command> commands =
           switch (method) {
+            case REPAIR -> Repair.compute(pass);
             case EMPTINESS -> Emptiness.compute(pass);
             case STATIC_DRIFT, DRIFT -> DriftMethod.compute(pass, method);
             case MULTI_NODE_CONSOLIDATION -> MultiNodeConsolidation.compute(pass);
@@ -67,7 +71,9 @@ public final class Disruption {
   public static Validation validate(Command command, DisruptionInput fresh) {
     DisruptionPass pass = new DisruptionPass(fresh);
     boolean drift = command.method() == Method.STATIC_DRIFT || command.method() == Method.DRIFT;
-    List<Candidate> pool = drift ? pass.candidates.eventual() : pass.candidates.graceful();
+    List<Candidate> pool = command.method() == Method.REPAIR
+        ? pass.repairCandidates().stream().map(Repair.Eligible::candidate).toList()
+        : drift ? pass.candidates.eventual() : pass.candidates.graceful();
     List<Candidate> current = new ArrayList<>();
     for (Candidate proposed : command.candidates()) {
       Candidate now = null;
@@ -88,13 +94,16 @@ public final class Disruption {
     }
     Map<String, Integer> budgets = Budgets.remaining(fresh, command.reason());
     for (Candidate c : current) {
+      if (command.method() == Method.REPAIR && !c.state().node().initialized()) {
+        continue; // an uninitialized node needs no budget to be repaired
+      }
       if (budgets.getOrDefault(c.nodePoolName(), 0) <= 0) {
         return Validation.invalid(
             "budget for nodepool " + c.nodePoolName() + " reason " + command.reason().apiName() + " no longer allows disrupting " + c.name());
       }
       budgets.merge(c.nodePoolName(), -1, Integer::sum);
     }
-    if (command.method() == Method.EMPTINESS) {
+    if (command.method() == Method.EMPTINESS || command.method() == Method.REPAIR) {
       return Validation.VALID;
     }
     if (drift) {
@@ -144,6 +153,7 @@ public final class Disruption {
   /** Why a fresh candidate no longer qualifies for the command's method, or null. */
   private static String ineligible(Command command, Candidate c) {
     return switch (command.method()) {
+      case REPAIR -> null; // the candidates are eligible repair candidates already
       case EMPTINESS -> DisruptionPass.emptiness(c) ? null : "node " + c.name() + " is no longer empty and consolidatable";
       case STATIC_DRIFT, DRIFT -> c.state().drift() != null ? null : "node " + c.name() + " is no longer drifted";
       case MULTI_NODE_CONSOLIDATION, SINGLE_NODE_CONSOLIDATION ->

@@ -35,6 +35,8 @@ final class DisruptionPass {
   private List<Candidate> emptinessCandidates;
   private final Map<Boolean, List<Candidate>> driftCandidates = new HashMap<>();
   private List<Candidate> consolidationCandidates;
+  private RepairPolicies repairPolicies;
+  private List<Repair.Eligible> repairCandidates;
 
   DisruptionPass(DisruptionInput input) {
     this.input = input;
@@ -79,6 +81,22 @@ final class DisruptionPass {
   /** Consolidation: an underutilized node whose price is known. */
   static boolean consolidation(Candidate c) {
     return underutilized(c) && c.priced();
+  }
+
+  /** The repair policies of the input's options, compiled once per pass. */
+  RepairPolicies repairPolicies() {
+    if (repairPolicies == null) {
+      repairPolicies = new RepairPolicies(input.options().repairPolicies());
+    }
+    return repairPolicies;
+  }
+
+  /** The nodes node repair may act on ({@link Repair#eligible}), found once per loop. */
+  List<Repair.Eligible> repairCandidates() {
+    if (repairCandidates == null) {
+      repairCandidates = List.copyOf(Repair.eligible(this));
+    }
+    return repairCandidates;
   }
 
   List<Candidate> emptinessCandidates() {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import sh.karpenter.core.scheduling.PlannedNodeClaim;
 
 /**
  * Drift (docs/behaviour/disruption.md#drift, reason {@code Drifted}, the "eventual" class): the
@@ -54,12 +53,8 @@ final class DriftMethod {
         pass.report(candidate, Candidates.DISRUPTION_BLOCKED, outcome.message());
         continue;
       }
-      double replacementPrice = 0;
-      for (PlannedNodeClaim replacement : outcome.replacements()) {
-        replacementPrice += replacement.price();
-      }
       return List.of(
-          new Command(method, Reason.DRIFTED, List.of(candidate), outcome.replacements(), candidate.price() - replacementPrice));
+          new Command(method, Reason.DRIFTED, List.of(candidate), outcome.replacements(), candidate.price() - outcome.replacementPrice()));
     }
     return List.of();
   }

@@ -5,6 +5,8 @@ package sh.karpenter.core.disruption;
  * (docs/behaviour/disruption.md#the-disruption-loop).
  */
 public enum Method {
+  /** Node repair (upstream v1.15): runs only with repair policies ({@link DisruptionOptions#nodeRepair()}). */
+  REPAIR("repair", Reason.UNHEALTHY, ""),
   EMPTINESS("emptiness", Reason.EMPTY, "empty"),
   STATIC_DRIFT("static-drift", Reason.DRIFTED, ""),
   DRIFT("drift", Reason.DRIFTED, ""),

@@ -2,9 +2,8 @@ package sh.karpenter.core.disruption;
 
 /**
  * Why a node is voluntarily disrupted: the values of a budget's {@code reasons}
- * (docs/behaviour/disruption.md#budgets). {@link #UNHEALTHY} is node repair's reason (upstream v1.15):
- * budgets may name it and {@link Budgets#allowed(PoolPolicy, Reason, int, java.time.Instant)} answers
- * for it, but no {@link Method} disrupts for it yet.
+ * (docs/behaviour/disruption.md#budgets). {@link #UNHEALTHY} is node repair's reason (upstream v1.15,
+ * {@link Method#REPAIR}).
  */
 public enum Reason {
   EMPTY("Empty"),

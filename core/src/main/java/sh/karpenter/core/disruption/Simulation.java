@@ -125,12 +125,23 @@ final class Simulation {
   }
 
   Outcome run(List<Candidate> candidates, boolean consolidation) {
+    return run(candidates, consolidation, false);
+  }
+
+  /**
+   * Simulates removing {@code candidates}.
+   *
+   * @param consolidation enforce the consolidateAfter window of destination nodes
+   * @param includeBlocked move the pods that block eviction too (node repair: its replacement is
+   *     planned for every reschedulable pod, upstream's {@code IncludeBlockedCandidatePods})
+   */
+  Outcome run(List<Candidate> candidates, boolean consolidation, boolean includeBlocked) {
     Set<String> removed = new HashSet<>();
     Set<Pod> mustFit = Collections.newSetFromMap(new IdentityHashMap<>());
     List<Pod> pods = new ArrayList<>();
     for (Candidate candidate : candidates) {
       removed.add(candidate.name());
-      for (Pod pod : podsToMove(candidate)) {
+      for (Pod pod : includeBlocked ? candidate.reschedulablePods() : podsToMove(candidate)) {
         if (mustFit.add(pod)) {
           pods.add(pod);
         }
@@ -197,6 +208,15 @@ final class Simulation {
   record Outcome(List<String> errors, List<PlannedNodeClaim> replacements) {
     boolean ok() {
       return errors.isEmpty();
+    }
+
+    /** The summed hourly price of the replacements. */
+    double replacementPrice() {
+      double price = 0;
+      for (PlannedNodeClaim replacement : replacements) {
+        price += replacement.price();
+      }
+      return price;
     }
 
     /** The errors for people: the first few, then how many more. */

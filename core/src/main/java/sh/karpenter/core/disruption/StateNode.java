@@ -35,6 +35,8 @@ import sh.karpenter.core.scheduling.ExistingNode;
  *     proceed past blocking pods)
  * @param reschedulablePods bound pods that would need a new home (not DaemonSet, mirror or finished pods)
  * @param blockers pods that block voluntary disruption
+ * @param health what node repair reads of the Node, or null when there is no Node object (an
+ *     in-flight NodeClaim)
  */
 public record StateNode(
     ExistingNode node,
@@ -53,7 +55,8 @@ public record StateNode(
     boolean doNotDisrupt,
     boolean hasTerminationGracePeriod,
     List<Pod> reschedulablePods,
-    List<PodBlocker> blockers) {
+    List<PodBlocker> blockers,
+    NodeHealth health) {
   public StateNode {
     Objects.requireNonNull(node, "node");
     reschedulablePods = reschedulablePods == null ? List.of() : List.copyOf(reschedulablePods);

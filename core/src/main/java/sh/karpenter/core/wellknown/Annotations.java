@@ -6,7 +6,7 @@ public final class Annotations {
 
   /** {@code "true"}, or a duration counted from pod start, on pods and nodes. */
   public static final String DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt";
-  /** {@code "true"} on a Node or NodeClaim blocks node repair (upstream v1.15; repair is not built here). */
+  /** {@code "true"} on a Node or NodeClaim blocks node repair (upstream v1.15; docs/behaviour/disruption.md#node-repair). */
   public static final String DO_NOT_REPAIR = "karpenter.sh/do-not-repair";
   /**
    * A pod's int32 cost of eviction, set by users (upstream v1.15): consolidation prefers nodes whose pods

@@ -148,6 +148,9 @@ final class DisruptionFixture {
     final List<PodBlocker> blockers = new ArrayList<>();
     final Map<String, String> extraLabels = new HashMap<>();
     final List<Taint> taints = new ArrayList<>();
+    final List<NodeHealth.Condition> conditions = new ArrayList<>();
+    boolean doNotRepair;
+    boolean registered = true;
 
     NodeBuilder(String name, String pool, InstanceType type) {
       this.name = name;
@@ -244,6 +247,24 @@ final class DisruptionFixture {
       return this;
     }
 
+    /** A Node condition (node repair), transitioned at {@code since}. */
+    NodeBuilder condition(String type, String status, Instant since) {
+      conditions.add(new NodeHealth.Condition(type, status, since));
+      return this;
+    }
+
+    NodeBuilder doNotRepair() {
+      doNotRepair = true;
+      return this;
+    }
+
+    /** An in-flight NodeClaim without a Node object (node repair cannot see it). */
+    NodeBuilder unregistered() {
+      registered = false;
+      initialized = false;
+      return this;
+    }
+
     NodeBuilder allocatable(Resources r) {
       allocatable = r;
       return this;
@@ -317,7 +338,8 @@ final class DisruptionFixture {
           doNotDisrupt,
           terminationGracePeriod,
           pods,
-          blockers);
+          blockers,
+          registered ? new NodeHealth(conditions, createdAt, doNotRepair) : null);
     }
   }
 }

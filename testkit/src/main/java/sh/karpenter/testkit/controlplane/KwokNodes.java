@@ -35,7 +35,7 @@ public final class KwokNodes {
   /**
    * What a Node's kubelet does when its machine is gone: nothing. KWOK stops managing the Node (its
    * annotation goes) and the Node's Ready condition turns Unknown, as the node lifecycle controller
-   * sets it once the heartbeats stop.
+   * sets it once the heartbeats stop (with the transition at this moment).
    */
   public static void stopKubelet(KubernetesClient client, String nodeName) {
     client.nodes().withName(nodeName).edit(node -> {
@@ -47,6 +47,7 @@ public final class KwokNodes {
       c.setStatus("Unknown");
       c.setReason("NodeStatusUnknown");
       c.setMessage("Kubelet stopped posting node status.");
+      c.setLastTransitionTime(java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     });
     client.nodes().resource(node).updateStatus();
   }

@@ -181,7 +181,7 @@ class DisruptionE2EIT {
    * the disrupted taint; one whose instance is already terminating no longer counts (upstream's
    * {@code InstanceTerminating} rule).
    */
-  private static int disrupting(Informers informers) {
+  static int disrupting(Informers informers) {
     int count = 0;
     for (NodeClaim claim : informers.nodeClaims().getStore().list()) {
       var conditions = claim.getStatus() == null ? null : claim.getStatus().getConditions();

@@ -86,6 +86,7 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
   private final InstanceTypeCatalog catalog;
   private final Clock clock;
   private final RandomGenerator random;
+  private final List<RepairPolicy> repairPolicies;
   private final KwokFailures failures = new KwokFailures();
   /** Launched instances whose Node is not created yet, by provider ID. */
   private final Map<String, PendingNode> pending = new ConcurrentHashMap<>();
@@ -98,6 +99,19 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
 
   /** With a given source of randomness (tie-breaks between equal prices, node name suffixes); thread-safe if shared. */
   public KwokCloudProvider(KubernetesClient client, InstanceTypeCatalog catalog, Clock clock, Random random) {
+    this(client, catalog, clock, random, REPAIR_POLICIES);
+  }
+
+  /**
+   * With given repair policies instead of {@link #REPAIR_POLICIES} (tests use short tolerations).
+   *
+   * @throws IllegalArgumentException when {@code repairPolicies} is empty
+   */
+  public KwokCloudProvider(KubernetesClient client, InstanceTypeCatalog catalog, Clock clock, Random random, List<RepairPolicy> repairPolicies) {
+    if (repairPolicies == null || repairPolicies.isEmpty()) {
+      throw new IllegalArgumentException("the KWOK provider needs at least one repair policy");
+    }
+    this.repairPolicies = List.copyOf(repairPolicies);
     this.client = Objects.requireNonNull(client, "client");
     this.catalog = Objects.requireNonNull(catalog, "catalog");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -363,7 +377,7 @@ public final class KwokCloudProvider implements CloudProvider, AutoCloseable {
 
   @Override
   public List<RepairPolicy> repairPolicies() {
-    return REPAIR_POLICIES;
+    return repairPolicies;
   }
 
   @Override
