@@ -28,6 +28,9 @@ public final class Budgets {
   private static final Pattern NODES = Pattern.compile("^(?:(100|[0-9]{1,2})%|([0-9]+))$");
   /** The reasons some {@link Method} disrupts for. */
   private static final Set<Reason> METHOD_REASONS = methodReasons();
+  /** {@link #METHOD_REASONS} without node repair's. */
+  private static final Set<Reason> VOLUNTARY_REASONS = Collections.unmodifiableSet(
+      EnumSet.copyOf(METHOD_REASONS.stream().filter(r -> r != Reason.UNHEALTHY).toList()));
 
   private Budgets() {}
 
@@ -107,10 +110,7 @@ public final class Budgets {
     for (PoolPolicy pool : input.pools().values()) {
       int count = numNodes.getOrDefault(pool.nodePoolName(), 0);
       Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
-      for (Reason reason : METHOD_REASONS) {
-        if (reason == Reason.UNHEALTHY && (input.options() == null || !input.options().nodeRepair())) {
-          continue;
-        }
+      for (Reason reason : methodReasons(input)) {
         byReason.put(reason, allowed(pool, reason, count, input.now()));
       }
       result.put(pool.nodePoolName(), Map.copyOf(byReason));
@@ -124,16 +124,17 @@ public final class Budgets {
    * karpenter_nodepools_nodes_consuming_budgets}, set next to {@link #allowed(DisruptionInput)}.
    */
   public static Map<String, Map<Reason, Integer>> consuming(DisruptionInput input) {
+    Set<Reason> reasons = methodReasons(input);
     Map<String, Map<Reason, Integer>> result = new TreeMap<>();
     for (PoolPolicy pool : input.pools().values()) {
       Map<Reason, Integer> byReason = new EnumMap<>(Reason.class);
-      METHOD_REASONS.forEach(reason -> byReason.put(reason, 0));
+      reasons.forEach(reason -> byReason.put(reason, 0));
       result.put(pool.nodePoolName(), byReason);
     }
     for (StateNode node : input.nodes()) {
       Map<Reason, Integer> byReason = counts(node) ? result.get(node.nodePoolName()) : null;
       if (byReason != null) {
-        for (Reason reason : METHOD_REASONS) {
+        for (Reason reason : reasons) {
           if (disrupting(node, reason)) {
             byReason.merge(reason, 1, Integer::sum);
           }
@@ -142,6 +143,12 @@ public final class Budgets {
     }
     result.replaceAll((pool, byReason) -> Map.copyOf(byReason));
     return result;
+  }
+
+  /** The reasons of the methods the loop runs: {@link Reason#UNHEALTHY} only with node repair on, as upstream. */
+  private static Set<Reason> methodReasons(DisruptionInput input) {
+    boolean repair = input.options() != null && input.options().nodeRepair();
+    return repair ? METHOD_REASONS : VOLUNTARY_REASONS;
   }
 
   /**
