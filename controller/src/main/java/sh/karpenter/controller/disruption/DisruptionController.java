@@ -95,13 +95,6 @@ public final class DisruptionController {
   private List<Command> awaitingValidation = List.of();
   private Instant validateAt;
 
-  /** Without node repair. */
-  public DisruptionController(
-      ClusterState state, OrchestrationQueue queue, DisruptionActions actions, EventRecorder recorder, Metrics metrics, Clock clock,
-      Options options) {
-    this(state, queue, actions, recorder, metrics, clock, options, List.of());
-  }
-
   /**
    * @param repairPolicies the cloud provider's repair policies: node repair runs when the {@code
    *     NodeRepair} feature gate is on and there are some
@@ -120,12 +113,6 @@ public final class DisruptionController {
         return Disruption.validate(command, fresh);
       }
     }, queue, actions, recorder, metrics, clock, options, repairPolicies);
-  }
-
-  DisruptionController(
-      BooleanSupplier synced, Supplier<DisruptionView> views, Decider decider, OrchestrationQueue queue, DisruptionActions actions,
-      EventRecorder recorder, Metrics metrics, Clock clock, Options options) {
-    this(synced, views, decider, queue, actions, recorder, metrics, clock, options, List.of());
   }
 
   DisruptionController(

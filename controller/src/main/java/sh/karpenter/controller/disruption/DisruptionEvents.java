@@ -16,7 +16,6 @@ import sh.karpenter.core.wellknown.Annotations;
 final class DisruptionEvents {
   static final String DISRUPTION_BLOCKED = "DisruptionBlocked";
   static final String UNCONSOLIDATABLE = "Unconsolidatable";
-  static final String NODE_REPAIR_BLOCKED = "NodeRepairBlocked";
   static final String LAUNCHING = "DisruptionLaunching";
   static final String WAITING_READINESS = "DisruptionWaitingReadiness";
   static final String TERMINATING = "DisruptionTerminating";
@@ -57,10 +56,10 @@ final class DisruptionEvents {
    * Node, the NodeClaim and the NodePool, quiet for 15 minutes.
    */
   void blocked(HasMetadata node, HasMetadata nodeClaim, HasMetadata nodePool, Blocked blocked) {
-    if (NODE_REPAIR_BLOCKED.equals(blocked.event())) {
+    if (Blocked.NODE_REPAIR_BLOCKED.equals(blocked.event())) {
       for (HasMetadata involved : new HasMetadata[] {node, nodeClaim, nodePool}) {
         if (involved != null) {
-          recorder.publish(involved, EventRecorder.WARNING, NODE_REPAIR_BLOCKED, blocked.message(), NODE_REPAIR_BLOCKED_DEDUPE);
+          recorder.publish(involved, EventRecorder.WARNING, Blocked.NODE_REPAIR_BLOCKED, blocked.message(), NODE_REPAIR_BLOCKED_DEDUPE);
         }
       }
       return;

@@ -78,7 +78,7 @@ class DisruptionControllerTest {
   private final DisruptionController controller = new DisruptionController(synced::get, () -> {
     viewsRead++;
     return view;
-  }, decider, queue, actions, events, metrics, clock, Options.defaults());
+  }, decider, queue, actions, events, metrics, clock, Options.defaults(), List.of());
 
   @AfterEach
   void close() {

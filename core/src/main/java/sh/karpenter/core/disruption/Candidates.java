@@ -34,7 +34,6 @@ import sh.karpenter.core.wellknown.Labels;
 record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Candidate> repair, List<Blocked> blocked) {
   static final String DISRUPTION_BLOCKED = "DisruptionBlocked";
   static final String UNCONSOLIDATABLE = "Unconsolidatable";
-  static final String NODE_REPAIR_BLOCKED = Blocked.NODE_REPAIR_BLOCKED;
 
   Candidates {
     graceful = List.copyOf(graceful);

@@ -84,7 +84,7 @@ final class Repair {
     for (Eligible e : eligible) {
       Candidate candidate = e.candidate();
       if (tripped.contains(candidate.nodePoolName())) {
-        pass.report(candidate, Candidates.NODE_REPAIR_BLOCKED,
+        pass.report(candidate, Blocked.NODE_REPAIR_BLOCKED,
             "more than " + UNHEALTHY_THRESHOLD_PERCENT + "% of nodes in nodepool \"" + candidate.nodePoolName() + "\" are unhealthy");
         continue;
       }
