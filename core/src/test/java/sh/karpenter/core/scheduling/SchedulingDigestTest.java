@@ -55,9 +55,14 @@ class SchedulingDigestTest {
    * InFlightNodeClaim, NodePoolLimits, UnschedulableReasons), which changed no result; e1036887… once
    * minValues counted only the values the narrowed requirement allows (upstream v1.15): NodeClaims
    * narrowed to one zone under a zone minValues of 2 or 3 are now relaxed (BestEffort) or refused
-   * (Strict) instead of launched with minValues above their values.
+   * (Strict) instead of launched with minValues above their values; 9320edc4… once every existing node's
+   * hostname is a topology domain even when no pod of a group runs there (upstream's NewExistingNode
+   * registers it): pods with hostname anti-affinity or spread now use empty existing nodes and
+   * in-flight NodeClaims. Over the 300 cases: 1,390 new NodeClaims instead of 1,425, 2,682 unschedulable
+   * pods instead of 2,714, 885 pods on existing nodes instead of 778, summed cheapest price 5,942 instead
+   * of 6,020.
    */
-  private static final String GOLDEN = "e1036887689d3c2f2f597b17111aa859248cb175acd8b2cc6bf986aa29672448";
+  private static final String GOLDEN = "9320edc45433e14da2ba6f0040ab7adb5fec3422a6e5626a37353aeefcdd6c67";
 
   private static final int CASES = 300;
   private static final List<String> ZONES = FakeInstanceTypes.ZONES;

@@ -429,6 +429,24 @@ class TopologySchedulingTest {
   }
 
   @Test
+  @DisplayName("should place hostname anti-affinity pods on empty in-flight NodeClaims, one per node, instead of launching more")
+  void antiAffinityHostnameOnInFlightNodes() {
+    env.defaultNodePool();
+    for (int i = 0; i < 4; i++) {
+      String name = "in-flight-" + i;
+      env.node(new ExistingNode(name, Map.of(Labels.HOSTNAME, name, Labels.ZONE, "test-zone-1", Labels.NODE_POOL, "default",
+          Labels.INSTANCE_TYPE, "default-instance-type"), List.of(), resources("cpu", "4", "memory", "4Gi", "pods", "100"), List.of(), false, "default"));
+    }
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      pods.add(pod("100m").labels(LABELS).requiredPodAntiAffinity(PodAffinityTerm.of(SELECTOR, Labels.HOSTNAME)).build());
+    }
+    env.provision(pods);
+    assertThat(env.result.newNodeClaims()).isEmpty();
+    assertThat(pods.stream().map(env::existingNodeOf).distinct().count()).isEqualTo(4);
+  }
+
+  @Test
   @DisplayName("should schedule at most one pod per zone with zonal anti-affinity")
   void antiAffinityZone() {
     env.defaultNodePool();
