@@ -7,10 +7,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +59,7 @@ class AwsProvisioningScaleIT {
   private AwsE2EFixture e2e;
   private AwsFaults faults;
   private KubernetesClient client;
+  private ScheduledExecutorService progress;
 
   @BeforeEach
   void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
@@ -65,6 +70,9 @@ class AwsProvisioningScaleIT {
 
   @AfterEach
   void stop() {
+    if (progress != null) {
+      progress.shutdownNow();
+    }
     if (e2e != null) {
       e2e.close();
     }
@@ -76,6 +84,12 @@ class AwsProvisioningScaleIT {
     e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: Never}");
 
     long start = System.nanoTime();
+    var informers = e2e.operator.informers();
+    progress = Executors.newSingleThreadScheduledExecutor();
+    progress.scheduleAtFixedRate(() -> System.out.printf("PROVISIONING-SCALE progress at %d s: %d NodeClaims, %d launched; calls %s%n",
+        millisSince(start) / 1000, informers.nodeClaims().getStore().list().size(),
+        informers.nodeClaims().getStore().list().stream().filter(c -> c.getStatus() != null && c.getStatus().getProviderID() != null).count(),
+        callsByOperation()), 30, 30, TimeUnit.SECONDS);
     ExecutorService creators = Executors.newFixedThreadPool(16);
     try {
       List<Future<?>> created = new ArrayList<>();
@@ -92,7 +106,6 @@ class AwsProvisioningScaleIT {
     long podsCreated = millisSince(start);
 
     // read from the controller's informer caches: listing 500 objects every poll would load the API server
-    var informers = e2e.operator.informers();
     long launched = waitFor(start, () -> informers.nodeClaims().getStore().list().stream()
         .filter(c -> c.getStatus() != null && c.getStatus().getProviderID() != null).count() >= count);
     // one DescribeInstances of hundreds of instances keeps the emulator busy for seconds: asked once the NodeClaims say so
@@ -105,6 +118,15 @@ class AwsProvisioningScaleIT {
     System.out.printf("PROVISIONING-SCALE: %d pods (one per node), created in %d ms; %d NodeClaims; launched %d ms, %d instances in EC2 %d ms,"
         + " all pods Running %d ms after the first pod; %d CreateFleet calls (%.1f instances per call)%n",
         count, podsCreated, claims, launched, count, inEc2, running, fleets, (double) count / Math.max(1, fleets));
+    System.out.println("PROVISIONING-SCALE: AWS calls by operation " + callsByOperation());
+  }
+
+  /** The AWS calls the proxy has seen so far, by service and operation, most frequent first. */
+  private String callsByOperation() {
+    Map<String, Long> counts = faults.requests().stream()
+        .collect(Collectors.groupingBy(r -> r.service() + ":" + r.operation(), Collectors.counting()));
+    return counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
   }
 
   private static long waitFor(long start, BooleanSupplier condition) {
