@@ -75,6 +75,17 @@ class TopologySchedulingTest {
   }
 
   @Test
+  @DisplayName("should decide each NodeClaim's zone for a DoNotSchedule zone spread, so replicas place in one pass")
+  void zoneSpreadDecidesTheZone() {
+    env.defaultNodePool();
+    List<Pod> pods = pods(3, spread(Labels.ZONE, 1));
+    env.provision(pods);
+    assertThat(env.result.unschedulable()).isEmpty();
+    assertThat(env.result.newNodeClaims()).hasSize(3).allSatisfy(claim -> assertThat(claim.requirements().get(Labels.ZONE).values()).hasSize(1));
+    assertThat(zones(pods).values()).containsExactly(1, 1, 1);
+  }
+
+  @Test
   @DisplayName("should only count pods matching the selector")
   void selectorOnly() {
     env.defaultNodePool();
