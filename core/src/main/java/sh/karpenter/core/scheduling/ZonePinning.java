@@ -3,7 +3,6 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.topology.Topology;
@@ -28,8 +27,8 @@ import sh.karpenter.core.wellknown.Labels;
  * take the choice away from the pods that may still join), or when no single zone works.
  */
 final class ZonePinning {
-  /** The topology keys that name a zone, which offerings carry and a NodeClaim may leave open. */
-  static final Set<String> ZONE_KEYS = Set.of(Labels.ZONE, AwsLabels.TOPOLOGY_ZONE_ID);
+  /** The topology keys that name a zone, which offerings carry and a NodeClaim may leave open (a list: pinned in this order). */
+  static final List<String> ZONE_KEYS = List.of(Labels.ZONE, AwsLabels.TOPOLOGY_ZONE_ID);
 
   private static final double EPSILON = 1e-9;
 
