@@ -55,6 +55,7 @@ final class InFlightNodeClaim {
   private final Set<String> allowUndefined;
   private final SchedulerOptions policies;
   private final VolumeTopology volumes;
+  private final ZonePinning zonePinning;
   /**
    * Set when the last {@link #canAdd} failed on a reserved-offering error somewhere
    * (docs/behaviour/scheduling.md#reserved-capacity): the pod then waits for the next pass.
@@ -78,6 +79,7 @@ final class InFlightNodeClaim {
    * @param allowUndefined labels the NodeClaim may leave undefined when matched against pod requirements
    * @param policies the pass's minValues policy and reserved-offering mode
    * @param volumes the cluster's volumes, to count each pod's CSI volumes against the types' attachment limits
+   * @param zonePinning decides the zone when a pod with zonal anti-affinity joins
    */
   InFlightNodeClaim(
       TemplateIndex template,
@@ -89,7 +91,8 @@ final class InFlightNodeClaim {
       ReservationManager reservations,
       Set<String> allowUndefined,
       SchedulerOptions policies,
-      VolumeTopology volumes) {
+      VolumeTopology volumes,
+      ZonePinning zonePinning) {
     this.template = template;
     this.hostname = hostname;
     this.sequence = sequence;
@@ -102,6 +105,7 @@ final class InFlightNodeClaim {
     this.allowUndefined = allowUndefined;
     this.policies = policies;
     this.volumes = volumes;
+    this.zonePinning = zonePinning;
     this.volumesInUse = template.hasVolumeLimits() ? new HashMap<>() : null;
   }
 
@@ -167,7 +171,8 @@ final class InFlightNodeClaim {
   /**
    * Upstream's {@code tryVolumeAlternative}: the pod on the NodeClaim under one alternative of its
    * volumes' topology: the volume requirements, then the topology-derived ones (last, since they may
-   * collapse a domain), the instance-type filter over {@code candidates} and reserved capacity. Returns
+   * collapse a domain), the instance-type filter over {@code candidates}, the zone decided now for zonal
+   * anti-affinity ({@link ZonePinning}, not upstream) and reserved capacity. Returns
    * null when the alternative leaves the pod no place, explaining into {@code why} when given.
    *
    * @param narrowed the NodeClaim's requirements with the pod's
@@ -195,6 +200,9 @@ final class InFlightNodeClaim {
       changedKeys.addAll(outcome.requirements().keys());
     }
     Placement placement = filter(pod, candidate, changedKeys, candidates, why);
+    if (placement != null && outcome.requirements() != null) {
+      placement = zonePinning.pin(this, pod, placement);
+    }
     if (placement != null && template.hasReservedOfferings()) {
       placement = reserve(placement, why);
     }

@@ -68,6 +68,7 @@ final class SchedulingPass {
   private final boolean preferNoScheduleTaintsExist;
   private final ReservationManager reservations;
   private final UnschedulableReasons reasons;
+  private final ZonePinning zonePinning;
   private int nextHostname = 1;
 
   SchedulingPass(SchedulingInput input, PreparedTemplates prepared, SchedulerCache cache) {
@@ -102,6 +103,7 @@ final class SchedulingPass {
       nodes.add(new NodeSlot(node, basis, topology, volumes, instanceTypeVolumeLimits(node)));
     }
     this.reasons = new UnschedulableReasons(nodes, templates, volumes);
+    this.zonePinning = new ZonePinning(topology, pods, placed);
   }
 
   private Topology buildTopology(List<ExistingNode> existing) {
@@ -341,7 +343,7 @@ final class SchedulingPass {
     renumber(0);
   }
 
-  private static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
+  static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
     double cheapest = Double.MAX_VALUE;
     for (int t = TypeMasks.next(options, 0); t >= 0; t = TypeMasks.next(options, t + 1)) {
       cheapest = Math.min(cheapest, pricing.price(t));
@@ -544,7 +546,7 @@ final class SchedulingPass {
     String hostname = String.format("hostname-placeholder-%04d", nextHostname);
     topology.register(Labels.HOSTNAME, hostname);
     Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
-    return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes);
+    return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes, zonePinning);
   }
 
   /** A new claim (one pod, newest) goes after every claim with one pod or fewer. */

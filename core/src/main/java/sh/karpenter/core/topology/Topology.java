@@ -214,6 +214,25 @@ public final class Topology {
     return owned.getOrDefault(pod.uid(), List.of());
   }
 
+  /**
+   * The groups of the pod's required pod anti-affinity terms (not of its preferred ones), each once
+   * and only while it constrains the pod.
+   */
+  public List<TopologyGroup> requiredAntiAffinityGroups(Pod pod) {
+    if (pod.requiredPodAntiAffinity().isEmpty()) {
+      return List.of();
+    }
+    List<TopologyGroup> mine = owned.getOrDefault(pod.uid(), List.of());
+    List<TopologyGroup> result = new ArrayList<>(pod.requiredPodAntiAffinity().size());
+    for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+      TopologyGroup group = groups.get(termIdentity(TopologyType.POD_ANTI_AFFINITY, pod, term));
+      if (group != null && mine.contains(group) && !result.contains(group)) {
+        result.add(group);
+      }
+    }
+    return result;
+  }
+
   /** Inverse anti-affinity groups whose owners repel this pod. */
   public List<TopologyGroup> repellingGroups(Pod pod) {
     return groupsFor(pod).inverseSelecting;

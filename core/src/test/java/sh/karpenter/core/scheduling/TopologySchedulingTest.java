@@ -75,6 +75,17 @@ class TopologySchedulingTest {
   }
 
   @Test
+  @DisplayName("should decide each NodeClaim's zone for a DoNotSchedule zone spread, so replicas place in one pass")
+  void zoneSpreadDecidesTheZone() {
+    env.defaultNodePool();
+    List<Pod> pods = pods(3, spread(Labels.ZONE, 1));
+    env.provision(pods);
+    assertThat(env.result.unschedulable()).isEmpty();
+    assertThat(env.result.newNodeClaims()).hasSize(3).allSatisfy(claim -> assertThat(claim.requirements().get(Labels.ZONE).values()).hasSize(1));
+    assertThat(zones(pods).values()).containsExactly(1, 1, 1);
+  }
+
+  @Test
   @DisplayName("should only count pods matching the selector")
   void selectorOnly() {
     env.defaultNodePool();
@@ -455,7 +466,10 @@ class TopologySchedulingTest {
       pods.add(pod("100m").labels(LABELS).requiredPodAntiAffinity(PodAffinityTerm.of(SELECTOR, Labels.ZONE)).build());
     }
     env.provision(pods);
-    assertThat(env.result.unschedulable()).hasSize(3);
+    // Upstream places one per batch (the zone stays open until launch); here each NodeClaim's zone is
+    // decided as the pod joins, so one per zone in this pass (docs/behaviour/scheduling.md#zonal-anti-affinity-in-one-batch).
+    assertThat(env.result.unschedulable()).hasSize(1);
+    assertThat(zones(pods).values()).containsExactly(1, 1, 1);
   }
 
   @Test
@@ -490,8 +504,12 @@ class TopologySchedulingTest {
     Pod anywhere = pod("2").requiredPodAntiAffinity(PodAffinityTerm.of(SELECTOR, Labels.ZONE)).build();
     Pod labelled = pod("100m").labels(LABELS).build();
     env.provision(anywhere, labelled);
-    env.expectScheduled(anywhere);
-    env.expectNotScheduled(labelled);
+    // Upstream cannot place the labelled pod until the next batch, when the anti-affinity pod's node
+    // has a zone; here its NodeClaim's zone is decided as it is placed, so the labelled pod goes to
+    // another zone in the same pass (docs/behaviour/scheduling.md#zonal-anti-affinity-in-one-batch).
+    String zone = label(env.expectScheduled(anywhere), Labels.ZONE);
+    assertThat(env.expectScheduled(anywhere).requirements().get(Labels.ZONE).values()).containsExactly(zone);
+    assertThat(label(env.expectScheduled(labelled), Labels.ZONE)).isNotEqualTo(zone);
   }
 
   @Test
