@@ -88,11 +88,20 @@ public final class NodePoolCosts implements AutoCloseable {
   }
 
   /**
-   * One pass: the pools whose nodes, pods, DaemonSets or offerings changed since their last
+   * One pass (never throws): the pools whose nodes, pods, DaemonSets or offerings changed since their last
    * computation are queued for the executor; pools without a template lose their series. Cheap: one
    * pass over the snapshot's nodes, pods and the pools' offerings.
    */
   public void observe(ClusterSnapshot cluster) {
+    try {
+      queueChanged(cluster);
+    } catch (RuntimeException e) {
+      // the metrics must never fail the disruption loop
+      LOG.atWarn().setMessage("updating the nodepool cost metrics failed").addKeyValue("error", e.toString()).log();
+    }
+  }
+
+  private void queueChanged(ClusterSnapshot cluster) {
     Map<String, NodeClaimTemplate> templates = new HashMap<>();
     for (NodeClaimTemplate template : cluster.templates()) {
       templates.put(template.nodePoolName(), template);
