@@ -215,6 +215,11 @@ public final class ControllerCommand implements Callable<Integer> {
       description = "Optimistic pre-binding: bind nominated pods to the Node as soon as it registers. Default: ${DEFAULT-VALUE}.")
   boolean prebind;
 
+  @Option(names = "--disruption-shadow-mode", defaultValue = "${env:DISRUPTION_SHADOW_MODE:-false}",
+      description = "Voluntary disruption (emptiness, drift, consolidation) reports what it would do and acts on nothing."
+          + " Default: ${DEFAULT-VALUE}.")
+  boolean disruptionShadowMode;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -370,6 +375,7 @@ public final class ControllerCommand implements Callable<Integer> {
         .withPorts(metricsPort, healthProbePort)
         .withLeaderElection(!disableLeaderElection, leaderElectionName, leaderElectionNamespace)
         .withPrebind(prebind)
+        .withDisruptionShadowMode(disruptionShadowMode)
         .withFeatureGates(gates, cpuRequests);
   }
 

@@ -48,6 +48,7 @@ class ChartFlagsTest {
     everything.put("settings.preferencePolicy", "Ignore");
     everything.put("settings.minValuesPolicy", "BestEffort");
     everything.put("settings.prebind", "true");
+    everything.put("settings.disruptionShadowMode", "true");
     everything.put("settings.featureGates.spotToSpotConsolidation", "true");
     everything.put("settings.featureGates.nodeRepair", "true");
     everything.put("logLevel", "debug");

@@ -40,18 +40,20 @@ class ControllerCommandTest {
     assertThat(options.leaderElectionName()).isEqualTo("karpenter-leader-election");
     assertThat(options.featureGates()).containsEntry("ReservedCapacity", true).containsEntry("NodeRepair", false);
     assertThat(options.prebind()).isFalse();
+    assertThat(options.disruptionShadowMode()).isFalse();
   }
 
   @Test
   void flagsUseGoDurationsAndUpstreamsGateSyntax() throws Exception {
     Options options = options("--batch-idle-duration=500ms", "--batch-max-duration=1m30s", "--feature-gates", "NodeRepair=true",
-        "--min-values-policy", "besteffort", "--disable-leader-election", "--prebind");
+        "--min-values-policy", "besteffort", "--disable-leader-election", "--prebind", "--disruption-shadow-mode");
     assertThat(options.batchIdleDuration()).isEqualTo(Duration.ofMillis(500));
     assertThat(options.batchMaxDuration()).isEqualTo(Duration.ofSeconds(90));
     assertThat(options.featureGates()).containsEntry("NodeRepair", true);
     assertThat(options.scheduler().minValuesPolicy()).isEqualTo(MinValuesPolicy.BestEffort);
     assertThat(options.leaderElection()).isFalse();
     assertThat(options.prebind()).isTrue();
+    assertThat(options.disruptionShadowMode()).isTrue();
   }
 
   @Test

@@ -54,6 +54,15 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
  * counted in {@code karpenter_voluntary_disruption_failed_validations_total}. Drift and repair
  * commands go to the queue at once.
  *
+ * <p>In {@linkplain Options#disruptionShadowMode() shadow mode} (docs/behaviour/disruption.md#shadow-mode)
+ * the voluntary methods' commands are decided and validated as usual, then reported instead of
+ * queued: a {@code DisruptionShadow} event on each candidate's Node and NodeClaim, a log line, and
+ * {@code karpenter_voluntary_disruption_shadow_decisions_total}. Repair commands still go to the
+ * queue.
+ *
+ * <p>Every pass that reads cluster state also hands its snapshot to {@link NodePoolCosts}, which
+ * exports the NodePool cost-gap metrics off this thread.
+ *
  * <p>Every loop that reads cluster state also removes the {@code karpenter.sh/disrupted} taint and the {@code
  * DisruptionReason} condition from managed nodes that no command holds and that are not being
  * deleted: the leftovers of a crashed predecessor, which would otherwise stay cordoned forever.
@@ -91,6 +100,8 @@ public final class DisruptionController {
   private final Clock clock;
   private final SchedulerOptions scheduler;
   private final DisruptionOptions disruptionOptions;
+  private final boolean shadowMode;
+  private final NodePoolCosts costs;
 
   private List<Command> awaitingValidation = List.of();
   private Instant validateAt;
@@ -101,7 +112,7 @@ public final class DisruptionController {
    */
   public DisruptionController(
       ClusterState state, OrchestrationQueue queue, DisruptionActions actions, EventRecorder recorder, Metrics metrics, Clock clock,
-      Options options, List<RepairPolicy> repairPolicies) {
+      Options options, List<RepairPolicy> repairPolicies, NodePoolCosts costs) {
     this(state::synced, state::disruptionView, new Decider() {
       @Override
       public Decision decide(DisruptionInput input) {
@@ -112,12 +123,12 @@ public final class DisruptionController {
       public Validation validate(Command command, DisruptionInput fresh) {
         return Disruption.validate(command, fresh);
       }
-    }, queue, actions, recorder, metrics, clock, options, repairPolicies);
+    }, queue, actions, recorder, metrics, clock, options, repairPolicies, costs);
   }
 
   DisruptionController(
       BooleanSupplier synced, Supplier<DisruptionView> views, Decider decider, OrchestrationQueue queue, DisruptionActions actions,
-      EventRecorder recorder, Metrics metrics, Clock clock, Options options, List<RepairPolicy> repairPolicies) {
+      EventRecorder recorder, Metrics metrics, Clock clock, Options options, List<RepairPolicy> repairPolicies, NodePoolCosts costs) {
     this.synced = synced;
     this.views = views;
     this.decider = decider;
@@ -127,6 +138,11 @@ public final class DisruptionController {
     this.metrics = metrics;
     this.clock = clock;
     this.scheduler = options.scheduler();
+    this.shadowMode = options.disruptionShadowMode();
+    this.costs = costs;
+    if (shadowMode) {
+      LOG.info("disruption shadow mode is on: voluntary disruption reports what it would do and acts on nothing");
+    }
     boolean nodeRepair = options.featureGates().getOrDefault(NODE_REPAIR_GATE, false);
     if (nodeRepair && repairPolicies.isEmpty()) {
       LOG.warn("node repair is enabled but the cloud provider defines no repair policies; it does not run");
@@ -151,22 +167,24 @@ public final class DisruptionController {
       return Result.requeueAfter(Duration.between(now, validateAt));
     }
     DisruptionView view = views.get();
+    costs.observe(view.scheduling().cluster());
     removeStaleMarks(view);
     if (!awaitingValidation.isEmpty()) {
       List<Command> commands = awaitingValidation;
       awaitingValidation = List.of();
       DisruptionInput fresh = input(view, now);
+      boolean started = false;
       for (Command command : commands) {
         Validation validation = decider.validate(command, fresh);
         if (validation.valid()) {
-          queue.start(command);
+          started |= carryOut(command, view);
         } else {
           LOG.atInfo().setMessage("abandoning a disruption command after validation").addKeyValue("method", command.method().label())
               .addKeyValue("reason", validation.reason()).log();
           metrics.disruption().failedValidation(command.method().consolidationType());
         }
       }
-      return Result.requeueAfter(Duration.ZERO);
+      return Result.requeueAfter(started ? Duration.ZERO : POLL);
     }
 
     Decision decision = decide(view, now);
@@ -178,8 +196,41 @@ public final class DisruptionController {
       validateAt = now.plus(VALIDATION_DELAY);
       return Result.requeueAfter(VALIDATION_DELAY);
     }
-    decision.commands().forEach(queue::start);
-    return Result.requeueAfter(Duration.ZERO);
+    boolean started = false;
+    for (Command command : decision.commands()) {
+      started |= carryOut(command, view);
+    }
+    return Result.requeueAfter(started ? Duration.ZERO : POLL);
+  }
+
+  /**
+   * Hands a command to the queue, or in shadow mode reports a voluntary one instead. Returns whether
+   * it went to the queue; when nothing did, the loop waits {@link #POLL} rather than deciding the same
+   * commands again at once.
+   */
+  private boolean carryOut(Command command, DisruptionView view) {
+    if (!shadowMode || command.method() == Method.REPAIR) {
+      queue.start(command);
+      return true;
+    }
+    metrics.disruption().shadowDecision(command.decision(), command.reason().metricLabel(), command.method().consolidationType());
+    LOG.atInfo().setMessage("shadow mode: would disrupt node(s)").addKeyValue("method", command.method().label())
+        .addKeyValue("decision", command.decision()).addKeyValue("reason", command.reason().metricLabel())
+        .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
+        .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+    Map<String, DisruptionView.NodeView> byNodeClaim = new HashMap<>();
+    for (DisruptionView.NodeView node : view.nodes()) {
+      if (node.nodeClaim() != null) {
+        byNodeClaim.put(node.nodeClaim().getMetadata().getName(), node);
+      }
+    }
+    for (var candidate : command.candidates()) {
+      DisruptionView.NodeView node = byNodeClaim.get(candidate.nodeClaimName());
+      if (node != null) {
+        events.shadow(node.object(), node.nodeClaim(), command);
+      }
+    }
+    return false;
   }
 
   private DisruptionInput input(DisruptionView view, Instant now) {

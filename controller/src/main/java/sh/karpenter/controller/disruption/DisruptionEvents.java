@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Locale;
 import sh.karpenter.controller.runtime.EventRecorder;
 import sh.karpenter.core.disruption.Blocked;
+import sh.karpenter.core.disruption.Command;
 import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.ScoredMove;
 import sh.karpenter.core.wellknown.Annotations;
@@ -22,6 +23,8 @@ final class DisruptionEvents {
   static final String CONSOLIDATION_CANDIDATE = "ConsolidationCandidate";
   static final String CONSOLIDATION_APPROVED = "ConsolidationApproved";
   static final String CONSOLIDATION_REJECTED = "ConsolidationRejected";
+  /** Project-only: what shadow mode would have done (docs/behaviour/disruption.md#shadow-mode). */
+  static final String SHADOW = "DisruptionShadow";
   /** Upstream keeps an Unconsolidatable event quiet for 15 minutes. */
   static final Duration UNCONSOLIDATABLE_DEDUPE = Duration.ofMinutes(15);
   /** And a NodeRepairBlocked event too. */
@@ -84,6 +87,25 @@ final class DisruptionEvents {
     String reason = move.approved() ? CONSOLIDATION_APPROVED : CONSOLIDATION_REJECTED;
     normal(node, reason, verdict, EventRecorder.DEFAULT_DEDUPE);
     normal(nodeClaim, reason, verdict, EventRecorder.DEFAULT_DEDUPE);
+  }
+
+  /**
+   * {@code DisruptionShadow} on a candidate's Node and NodeClaim: what the command would do and why,
+   * e.g. {@code Shadow mode: would delete via emptiness (reason Empty): nodeclaim(s) a, b}, with the
+   * replacements and savings of a replace.
+   */
+  void shadow(HasMetadata node, HasMetadata nodeClaim, Command command) {
+    StringBuilder message = new StringBuilder("Shadow mode: would ").append(command.decision()).append(" via ")
+        .append(command.method().label()).append(" (reason ").append(command.reason().apiName()).append("): nodeclaim(s) ")
+        .append(String.join(", ", command.candidates().stream().map(c -> c.nodeClaimName()).toList()));
+    if (!command.replacements().isEmpty()) {
+      message.append("; ").append(command.replacements().size()).append(" replacement(s)");
+    }
+    if (command.savings() > 0) {
+      message.append(String.format(Locale.ROOT, "; saving %.4f/h", command.savings()));
+    }
+    normal(node, SHADOW, message.toString(), EventRecorder.DEFAULT_DEDUPE);
+    normal(nodeClaim, SHADOW, message.toString(), EventRecorder.DEFAULT_DEDUPE);
   }
 
   private void normal(HasMetadata involved, String reason, String message, Duration dedupe) {

@@ -31,6 +31,7 @@ public final class DisruptionMetrics {
   private final Histogram decisionEvaluation;
   private final Counter decisions;
   private final Counter decisionsByNodePool;
+  private final Counter shadowDecisions;
   private final Gauge eligibleNodes;
   private final Counter consolidationTimeouts;
   private final Counter failedValidations;
@@ -53,6 +54,7 @@ public final class DisruptionMetrics {
       decisionEvaluation = null;
       decisions = null;
       decisionsByNodePool = null;
+      shadowDecisions = null;
       eligibleNodes = null;
       consolidationTimeouts = null;
       failedValidations = null;
@@ -80,6 +82,10 @@ public final class DisruptionMetrics {
     decisionsByNodePool = Counter.build().name("karpenter_voluntary_disruption_decisions_by_nodepool_total")
         .help("Number of disruption decisions performed by nodepool. Labeled by nodepool name, disruption decision, reason, and consolidation type.")
         .labelNames(NODEPOOL, DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
+    shadowDecisions = Counter.build().name("karpenter_voluntary_disruption_shadow_decisions_total")
+        .help("Number of disruption decisions shadow mode recorded instead of carrying out (not an upstream metric)."
+            + " Labeled by disruption decision, reason, and consolidation type.")
+        .labelNames(DECISION, REASON, CONSOLIDATION_TYPE).register(registry);
     eligibleNodes = Gauge.build().name("karpenter_voluntary_disruption_eligible_nodes")
         .help("Number of nodes eligible for disruption by Karpenter. Labeled by disruption reason.")
         .labelNames(REASON).register(registry);
@@ -145,6 +151,14 @@ public final class DisruptionMetrics {
    */
   public void decisionByNodePool(String nodePool, String decision, String reason, String consolidationType) {
     if (enabled) decisionsByNodePool.labels(v(nodePool), v(decision), v(reason), v(consolidationType)).inc();
+  }
+
+  /**
+   * {@code karpenter_voluntary_disruption_shadow_decisions_total{decision, reason, consolidation_type}}
+   * (project-only): a command shadow mode reported instead of starting it.
+   */
+  public void shadowDecision(String decision, String reason, String consolidationType) {
+    if (enabled) shadowDecisions.labels(v(decision), v(reason), v(consolidationType)).inc();
   }
 
   /** {@code karpenter_voluntary_disruption_eligible_nodes{reason}}. */

@@ -99,6 +99,7 @@ public class Metrics {
   private final Map<String, ConditionFamilies> conditions;
   private final ControllerRuntimeMetrics controllerRuntime;
   private final RepairMetrics repair;
+  private final CostMetrics cost;
 
   /** The status-condition families of one object kind. */
   private record ConditionFamilies(Counter transitions, Histogram transitionSeconds) {}
@@ -205,6 +206,7 @@ public class Metrics {
     controllerRuntime = new ControllerRuntimeMetrics(registry);
     disruption = new DisruptionMetrics(registry);
     repair = new RepairMetrics(registry);
+    cost = new CostMetrics(registry);
   }
 
   private Metrics() {
@@ -229,6 +231,7 @@ public class Metrics {
     controllerRuntime = ControllerRuntimeMetrics.noop();
     disruption = new DisruptionMetrics(null);
     repair = new RepairMetrics(null);
+    cost = new CostMetrics(null);
   }
 
   /**
@@ -260,6 +263,11 @@ public class Metrics {
   /** Node repair's family ({@code karpenter_nodeclaims_unhealthy_disrupted_total}). */
   public RepairMetrics repair() {
     return repair;
+  }
+
+  /** The project-only NodePool cost-gap families ({@code karpenter_nodepools_cost_*}). */
+  public CostMetrics cost() {
+    return cost;
   }
 
   /** The disruption and termination families (decisions, budgets, evictions, drains). */
@@ -364,6 +372,7 @@ public class Metrics {
     if (registry == null) return;
     removeSeries(nodePoolUsage, NODEPOOL, v(nodePool));
     removeSeries(nodePoolLimit, NODEPOOL, v(nodePool));
+    cost.nodePoolGone(nodePool);
   }
 
   /** {@code karpenter_cluster_state_synced} (1 or 0) and {@code karpenter_cluster_state_node_count}. */

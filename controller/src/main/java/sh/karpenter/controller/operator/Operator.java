@@ -18,6 +18,7 @@ import sh.karpenter.api.v1.NodeClassReference;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.cloudprovider.MeteredCloudProvider;
 import sh.karpenter.controller.disruption.DisruptionController;
+import sh.karpenter.controller.disruption.NodePoolCosts;
 import sh.karpenter.controller.disruption.KubernetesDisruptionActions;
 import sh.karpenter.controller.disruption.OrchestrationQueue;
 import sh.karpenter.controller.health.HealthServer;
@@ -81,6 +82,7 @@ public final class Operator implements AutoCloseable {
   private final ClusterState state;
   private final EventRecorder events;
   private final Provisioner provisioner;
+  private final NodePoolCosts nodePoolCosts;
   private final List<Controller<String>> controllers = new ArrayList<>();
   private final List<SingletonLoop> loops = new ArrayList<>();
   private final LeaderElection leaderElection;
@@ -128,8 +130,10 @@ public final class Operator implements AutoCloseable {
     loops.add(new SingletonLoop("provisioner.trigger.node", nodeTrigger::resync, clock, observer));
     KubernetesDisruptionActions disruptionActions = new KubernetesDisruptionActions(client, informers, metrics, clock);
     OrchestrationQueue disruptionQueue = new OrchestrationQueue(disruptionActions, state, events, metrics, clock);
+    this.nodePoolCosts = NodePoolCosts.background(metrics, clock);
     loops.add(new SingletonLoop(DisruptionController.NAME,
-        new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options, metered.repairPolicies())::reconcile, clock, observer));
+        new DisruptionController(state, disruptionQueue, disruptionActions, events, metrics, clock, options, metered.repairPolicies(),
+            nodePoolCosts)::reconcile, clock, observer));
     loops.add(new SingletonLoop(OrchestrationQueue.NAME, disruptionQueue::reconcile, clock, observer));
     NodeMetrics nodeMetrics = new NodeMetrics(metrics, clock);
     loops.add(new SingletonLoop(NodeMetrics.NAME, () -> {
@@ -370,6 +374,7 @@ public final class Operator implements AutoCloseable {
     }
     closed = true;
     loops.forEach(SingletonLoop::close);
+    nodePoolCosts.close();
     controllers.forEach(Controller::close);
     leaderElection.close();
     informers.close();

@@ -78,7 +78,7 @@ class DisruptionControllerTest {
   private final DisruptionController controller = new DisruptionController(synced::get, () -> {
     viewsRead++;
     return view;
-  }, decider, queue, actions, events, metrics, clock, Options.defaults(), List.of());
+  }, decider, queue, actions, events, metrics, clock, Options.defaults(), List.of(), NodePoolCosts.none());
 
   @AfterEach
   void close() {
@@ -194,6 +194,74 @@ class DisruptionControllerTest {
     assertThat(decider.decided.get(1).nodes()).singleElement().satisfies(node -> assertThat(node.markedForDeletion()).isTrue());
   }
 
+  /** The loop of {@link #controller} in shadow mode. */
+  private DisruptionController shadowLoop() {
+    return new DisruptionController(synced::get, () -> {
+      viewsRead++;
+      return view;
+    }, decider, queue, actions, events, metrics, clock, Options.defaults().withDisruptionShadowMode(true), List.of(), NodePoolCosts.none());
+  }
+
+  @Test
+  void inShadowModeAValidatedConsolidationIsReportedAndNothingIsActedOn() {
+    DisruptionController shadow = shadowLoop();
+    decider.decision = decision(Method.SINGLE_NODE_CONSOLIDATION, List.of(command(Method.SINGLE_NODE_CONSOLIDATION)), List.of(), List.of());
+
+    assertThat(shadow.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(15)));
+    clock.step(Duration.ofSeconds(15));
+    // validated as usual, then reported; nothing was queued, so the loop looks again after its poll
+    assertThat(shadow.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(10)));
+
+    assertThat(decider.validated).hasSize(1);
+    assertThat(queue.size()).isZero();
+    assertThat(queue.holds("claim-a")).isFalse();
+    assertThat(actions.calls).isEmpty();
+    assertThat(sample("karpenter_voluntary_disruption_shadow_decisions_total", new String[] {"decision", "reason", "consolidation_type"},
+        new String[] {"delete", "underutilized", "single"})).isEqualTo(1);
+    assertThat(sample("karpenter_voluntary_disruption_decisions_total", new String[] {"decision", "reason", "consolidation_type"},
+        new String[] {"delete", "underutilized", "single"})).isZero();
+    assertThat(events.events()).filteredOn(e -> e.reason().equals("DisruptionShadow"))
+        .extracting(TestingEventRecorder.RecordedEvent::kind, TestingEventRecorder.RecordedEvent::name, TestingEventRecorder.RecordedEvent::type)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("Node", "node-a", "Normal"),
+            org.assertj.core.groups.Tuple.tuple("NodeClaim", "claim-a", "Normal"));
+    assertThat(events.forObject("claim-a")).filteredOn(e -> e.reason().equals("DisruptionShadow"))
+        .extracting(TestingEventRecorder.RecordedEvent::message)
+        .containsExactly("Shadow mode: would delete via " + Method.SINGLE_NODE_CONSOLIDATION.label()
+            + " (reason Underutilized): nodeclaim(s) claim-a; saving 1.0000/h");
+  }
+
+  @Test
+  void inShadowModeDriftIsReportedEveryPassAndNeverQueued() {
+    DisruptionController shadow = shadowLoop();
+    decider.decision = decision(Method.DRIFT, List.of(command(Method.DRIFT)), List.of(), List.of());
+
+    assertThat(shadow.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(10)));
+    clock.step(Duration.ofSeconds(10));
+    assertThat(shadow.reconcile()).isEqualTo(Result.requeueAfter(Duration.ofSeconds(10)));
+
+    assertThat(queue.size()).isZero();
+    assertThat(actions.calls).isEmpty();
+    // the candidate is not held, so the next decision sees it as it is
+    assertThat(decider.decided.get(1).nodes()).singleElement().satisfies(node -> assertThat(node.markedForDeletion()).isFalse());
+    assertThat(sample("karpenter_voluntary_disruption_shadow_decisions_total", new String[] {"decision", "reason", "consolidation_type"},
+        new String[] {"delete", "drifted", ""})).isEqualTo(2);
+  }
+
+  @Test
+  void shadowModeLeavesNodeRepairActing() {
+    DisruptionController shadow = shadowLoop();
+    decider.decision = decision(Method.REPAIR, List.of(command(Method.REPAIR)), List.of(), List.of());
+
+    assertThat(shadow.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
+
+    assertThat(queue.holds("claim-a")).isTrue();
+    assertThat(actions.calls).containsExactly("mark node-a claim-a Unhealthy");
+    assertThat(events.events()).noneMatch(e -> e.reason().equals("DisruptionShadow"));
+    assertThat(registry.getSampleValue("karpenter_voluntary_disruption_shadow_decisions_total", new String[] {"decision", "reason", "consolidation_type"},
+        new String[] {"delete", "unhealthy", ""})).isNull();
+  }
+
   @Test
   void blockedNodesAreToldWhyOnTheirNodeAndNodeClaimExceptForDoNotDisrupt() {
     view = new TestViews()
@@ -290,7 +358,7 @@ class DisruptionControllerTest {
       public Validation validate(Command command, DisruptionInput fresh) {
         return sh.karpenter.core.disruption.Disruption.validate(command, fresh);
       }
-    }, queue, actions, events, metrics, clock, options, policies);
+    }, queue, actions, events, metrics, clock, options, policies, NodePoolCosts.none());
   }
 
   private void unhealthyNodeA() {

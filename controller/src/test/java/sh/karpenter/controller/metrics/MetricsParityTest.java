@@ -89,6 +89,17 @@ class MetricsParityTest {
               Map.entry("karpenter_nodes_current_lifetime_seconds", NODE_LABELS),
               Map.entry("karpenter_cluster_utilization_percent", Set.of("resource_type"))));
 
+  /**
+   * The project's own families, not upstream's (docs/behaviour/observability.md#project-families):
+   * exported next to upstream's, all gauges but the counter.
+   */
+  private static final Map<String, Set<String>> PROJECT_LABELS =
+      Map.of(
+          "karpenter_voluntary_disruption_shadow_decisions_total", Set.of("decision", "reason", "consolidation_type"),
+          "karpenter_nodepools_cost_current", Set.of("nodepool"),
+          "karpenter_nodepools_cost_lower_bound", Set.of("nodepool"),
+          "karpenter_nodepools_cost_gap_ratio", Set.of("nodepool"));
+
   private static final Map<String, String> UPSTREAM_TYPES =
       Map.ofEntries(
           Map.entry("karpenter_pods_scheduling_decision_duration_seconds", "histogram"),
@@ -167,6 +178,8 @@ class MetricsParityTest {
     d.instanceTerminated("default", Duration.ofSeconds(2));
     d.nodeLifetime("default", Duration.ofHours(3));
     metrics.repair().unhealthyDisrupted("Ready", "default", "spot", "ami-1", "graceful");
+    d.shadowDecision("delete", "empty", "empty");
+    metrics.cost().nodePoolCost("default", 1.2, 0.8, 1 / 3.0);
     new NodeMetrics(metrics, java.time.Clock.systemUTC()).update(
         List.of(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("n1").endMetadata()
             .withNewStatus().withAllocatable(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")))
@@ -188,11 +201,29 @@ class MetricsParityTest {
     touchEveryMethod();
     ScrapedText scraped = ScrapedText.parse(metrics.scrape());
 
-    assertThat(scraped.labelNames()).isEqualTo(UPSTREAM_LABELS);
+    Map<String, Set<String>> expected = new TreeMap<>(UPSTREAM_LABELS);
+    expected.putAll(PROJECT_LABELS);
+    assertThat(scraped.labelNames()).isEqualTo(expected);
+    assertThat(PROJECT_LABELS.keySet()).doesNotContainAnyElementsOf(UPSTREAM_LABELS.keySet());
     UPSTREAM_LABELS.keySet().forEach(family -> {
-      String expected = UPSTREAM_TYPES.getOrDefault(family, family.endsWith("_total") ? "counter" : "?");
-      assertThat(scraped.types()).as(family).containsEntry(family, expected);
+      String type = UPSTREAM_TYPES.getOrDefault(family, family.endsWith("_total") ? "counter" : "?");
+      assertThat(scraped.types()).as(family).containsEntry(family, type);
     });
+    PROJECT_LABELS.keySet().forEach(family ->
+        assertThat(scraped.types()).as(family).containsEntry(family, family.endsWith("_total") ? "counter" : "gauge"));
+  }
+
+  @Test
+  void aDeletedNodePoolLosesItsCostSeries() {
+    metrics.cost().nodePoolCost("default", 1.2, 0.8, 1 / 3.0);
+    metrics.cost().nodePoolCost("other", 1, 1, 0);
+
+    metrics.nodePoolDeleted("default");
+
+    ScrapedText scraped = ScrapedText.parse(metrics.scrape());
+    assertThat(scraped.value("karpenter_nodepools_cost_current", Map.of("nodepool", "default"))).isEmpty();
+    assertThat(scraped.value("karpenter_nodepools_cost_gap_ratio", Map.of("nodepool", "default"))).isEmpty();
+    assertThat(scraped.value("karpenter_nodepools_cost_lower_bound", Map.of("nodepool", "other"))).contains(1.0);
   }
 
   @Test

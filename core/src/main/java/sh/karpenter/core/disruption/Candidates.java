@@ -96,7 +96,7 @@ record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Candi
       Map<String, InstanceType> catalogue =
           catalogues.computeIfAbsent(poolName, k -> byName(template.instanceTypes()));
       InstanceType type = catalogue.get(node.node().labels().get(Labels.INSTANCE_TYPE));
-      Offering offering = type == null ? null : offering(type, node.node().labels());
+      Offering offering = type == null ? null : type.nodeOffering(node.node().labels());
       Candidate candidate = new Candidate(node, pool, type, offering, Costs.disruptionCost(node, input.now()));
       if (repairable) {
         repair.add(candidate);
@@ -139,31 +139,5 @@ record Candidates(List<Candidate> graceful, List<Candidate> eventual, List<Candi
       byName.put(type.name(), type);
     }
     return byName;
-  }
-
-  /**
-   * The cheapest offering of the type in the node's zone and of its capacity type (and reservation, for
-   * reserved capacity), available or not, or null when the labels name none.
-   */
-  private static Offering offering(InstanceType type, Map<String, String> labels) {
-    String zone = labels.get(Labels.ZONE);
-    String capacityType = labels.get(Labels.CAPACITY_TYPE);
-    String reservation = labels.get(Labels.RESERVATION_ID);
-    Offering cheapest = null;
-    for (Offering offering : type.offerings()) {
-      if (zone != null && !zone.equals(offering.zone())) {
-        continue;
-      }
-      if (capacityType != null && !capacityType.equals(offering.capacityType())) {
-        continue;
-      }
-      if (reservation != null && offering.reservationId() != null && !reservation.equals(offering.reservationId())) {
-        continue;
-      }
-      if (cheapest == null || offering.price() < cheapest.price()) {
-        cheapest = offering;
-      }
-    }
-    return cheapest;
   }
 }

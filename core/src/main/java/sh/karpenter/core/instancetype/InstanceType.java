@@ -133,6 +133,34 @@ public final class InstanceType {
     return cheapest;
   }
 
+  /**
+   * The offering a node of this type runs on, as its labels say: the cheapest offering in the node's
+   * zone and of its capacity type (and reservation, for reserved capacity), available or not, or null
+   * when the labels name none. Disruption prices its candidates with it, and the NodePool cost
+   * metrics a pool's nodes ({@code core.cost.NodePoolCost}).
+   */
+  public Offering nodeOffering(Map<String, String> nodeLabels) {
+    String zone = nodeLabels.get(Labels.ZONE);
+    String capacityType = nodeLabels.get(Labels.CAPACITY_TYPE);
+    String reservation = nodeLabels.get(Labels.RESERVATION_ID);
+    Offering cheapest = null;
+    for (Offering offering : offerings) {
+      if (zone != null && !zone.equals(offering.zone())) {
+        continue;
+      }
+      if (capacityType != null && !capacityType.equals(offering.capacityType())) {
+        continue;
+      }
+      if (reservation != null && offering.reservationId() != null && !reservation.equals(offering.reservationId())) {
+        continue;
+      }
+      if (cheapest == null || offering.price() < cheapest.price()) {
+        cheapest = offering;
+      }
+    }
+    return cheapest;
+  }
+
   /** The price of {@link #cheapestOffering}, or {@link Double#MAX_VALUE} when there is none. */
   public double cheapestPrice(Requirements reqs) {
     Offering cheapest = cheapestOffering(reqs);

@@ -1,6 +1,7 @@
 package sh.karpenter.testkit.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -9,11 +10,17 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +32,7 @@ import sh.karpenter.controller.objects.Metadata;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.runtime.EventHandlers;
 import sh.karpenter.controller.runtime.Informers;
+import sh.karpenter.controller.runtime.TestingEventRecorder;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
@@ -41,7 +49,8 @@ import sh.karpenter.testkit.fixtures.TestObjects;
  * provider, bundled AWS catalogue), kube-controller-manager running Deployments, kube-scheduler
  * binding their pods. A scaled-down Deployment is consolidated onto the cheapest nodes that fit it, a
  * {@code nodes: "1"} budget keeps disruptions one at a time, a changed NodePool template drifts and
- * replaces its nodes, and {@code expireAfter} replaces a node.
+ * replaces its nodes, and {@code expireAfter} replaces a node. In shadow mode an empty node is only
+ * reported, and the NodePool cost-gap gauges are scraped.
  */
 @ControlPlaneTest
 class DisruptionE2EIT {
@@ -238,5 +247,79 @@ class DisruptionE2EIT {
       assertThat(pods).hasSize(1).allMatch(TestObjects::running);
       assertThat(original).doesNotContain(pods.getFirst().getSpec().getNodeName());
     });
+  }
+
+  private static double sample(String metrics, String family, String pool) {
+    Matcher m = Pattern.compile("(?m)^" + family + "\\{nodepool=\"" + pool + "\",?} (\\S+)$").matcher(metrics);
+    assertThat(m.find()).as("%s{nodepool=%s} in %n%s", family, pool, metrics).isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  private static String scrape(Operator operator) throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + operator.metricsPort() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body();
+  }
+
+  /**
+   * Shadow mode (docs/behaviour/disruption.md#shadow-mode): with {@code --disruption-shadow-mode} a
+   * node left empty by a scale-down is decided, validated and reported in a {@code DisruptionShadow}
+   * event, but stays: no disrupted taint, no deletion. The NodePool cost-gap gauges are on {@code
+   * /metrics}, the empty node showing up as a gap.
+   */
+  @Test
+  void inShadowModeAnEmptyNodeIsReportedAsWhatConsolidationWouldDeleteAndLeftInPlace(KubernetesClient client) throws Exception {
+    TestObjects.createNodeClass(client);
+    pool(client, "default", "{consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s, budgets: [{nodes: \"100%\"}]}", "Never", "");
+    TestingEventRecorder events = new TestingEventRecorder();
+    Operator operator = operators.start(client, operators.provider(client, catalog),
+        InProcessOperators.options().withDisruptionShadowMode(true), events);
+    client.apps().deployments().resource(deployment("apart", 2, "1", "1Gi", true)).create();
+    awaitRunning(client, "apart", 2);
+    assertThat(nodes(client)).hasSize(2);
+
+    client.apps().deployments().withName("apart").scale(1);
+    awaitRunning(client, "apart", 1);
+    String busy = pods(client, "apart").getFirst().getSpec().getNodeName();
+    Node empty = nodes(client).stream().filter(n -> !n.getMetadata().getName().equals(busy)).findFirst().orElseThrow();
+    String emptyClaim = client.resources(NodeClaim.class).list().getItems().stream()
+        .filter(c -> c.getStatus() != null && empty.getMetadata().getName().equals(c.getStatus().getNodeName()))
+        .findFirst().orElseThrow().getMetadata().getName();
+
+    // decided and validated like any emptiness command, then only reported
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() ->
+        assertThat(events.forObject(emptyClaim)).anySatisfy(e -> {
+          assertThat(e.reason()).isEqualTo("DisruptionShadow");
+          assertThat(e.message()).startsWith("Shadow mode: would delete via emptiness (reason Empty): nodeclaim(s) ").contains(emptyClaim);
+        }));
+    assertThat(events.forObject(empty.getMetadata().getName())).extracting(TestingEventRecorder.RecordedEvent::reason)
+        .contains("DisruptionShadow");
+
+    // a real loop would have tainted the node at once; give it several passes to show nothing happens
+    Set<String> before = names(nodes(client));
+    await().during(Duration.ofSeconds(25)).atMost(Duration.ofSeconds(40)).pollInterval(POLL).untilAsserted(() -> {
+      assertThat(names(nodes(client))).isEqualTo(before);
+      assertThat(nodes(client)).allSatisfy(n -> {
+        assertThat(Metadata.deleting(n)).isFalse();
+        assertThat(n.getSpec().getTaints() == null ? List.<String>of() : n.getSpec().getTaints().stream().map(t -> t.getKey()).toList())
+            .doesNotContain(TaintKeys.DISRUPTED);
+      });
+      assertThat(client.resources(NodeClaim.class).list().getItems()).hasSize(2).noneMatch(Metadata::deleting);
+    });
+    assertThat(events.reasons()).doesNotContain("DisruptionTerminating", "DisruptionLaunching");
+
+    String metrics = scrape(operator);
+    assertThat(metrics).containsPattern(
+        "karpenter_voluntary_disruption_shadow_decisions_total\\{decision=\"delete\",reason=\"empty\",consolidation_type=\"empty\",?} [1-9]");
+    assertThat(metrics).doesNotContainPattern("karpenter_voluntary_disruption_decisions_total\\{[^}]*} [1-9]");
+    double current = sample(metrics, "karpenter_nodepools_cost_current", "default");
+    double bound = sample(metrics, "karpenter_nodepools_cost_lower_bound", "default");
+    double gap = sample(metrics, "karpenter_nodepools_cost_gap_ratio", "default");
+    assertThat(current).isCloseTo(nodes(client).stream().mapToDouble(n -> TestObjects.price(catalog, n)).sum(), within(1e-6));
+    // one pod on two nodes that each fit it: at least half of the pool's cost is above the bound
+    assertThat(bound).isPositive().isLessThanOrEqualTo(current / 2 + 1e-9);
+    assertThat(gap).isCloseTo((current - bound) / current, within(1e-9)).isGreaterThanOrEqualTo(0.5 - 1e-9);
   }
 }

@@ -21,6 +21,8 @@ import sh.karpenter.core.topology.DefaultConstraints;
  * @param leaderElectionName the Lease's name
  * @param leaderElectionNamespace the Lease's namespace
  * @param prebind create the Node object and bind pods as soon as a NodeClaim launches
+ * @param disruptionShadowMode voluntary disruption decides, explains and records what it would do
+ *     but acts on nothing (docs/behaviour/disruption.md#shadow-mode)
  * @param featureGates upstream's gates; only the ones this implementation knows are honoured
  * @param cpuRequests millicores the process may use; sizes worker pools as upstream does
  */
@@ -35,6 +37,7 @@ public record Options(
     String leaderElectionName,
     String leaderElectionNamespace,
     boolean prebind,
+    boolean disruptionShadowMode,
     Map<String, Boolean> featureGates,
     int cpuRequests) {
 
@@ -79,6 +82,7 @@ public record Options(
         "karpenter-leader-election",
         "kube-system",
         false,
+        false,
         DEFAULT_FEATURE_GATES,
         1000);
   }
@@ -91,31 +95,36 @@ public record Options(
 
   public Options withBatchDurations(Duration idle, Duration max) {
     return new Options(idle, max, scheduler, defaultConstraints, metricsPort, healthProbePort, leaderElection,
-        leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+        leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
   }
 
   public Options withPorts(int metrics, int healthProbe) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metrics, healthProbe,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
   }
 
   public Options withLeaderElection(boolean enabled, String name, String namespace) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        enabled, name, namespace, prebind, featureGates, cpuRequests);
+        enabled, name, namespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
   }
 
   public Options withPrebind(boolean enabled) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, disruptionShadowMode, featureGates, cpuRequests);
+  }
+
+  public Options withDisruptionShadowMode(boolean enabled) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, enabled, featureGates, cpuRequests);
   }
 
   public Options withScheduler(SchedulerOptions options, DefaultConstraints constraints) {
     return new Options(batchIdleDuration, batchMaxDuration, options, constraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
   }
 
   public Options withFeatureGates(Map<String, Boolean> gates, int cpu) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, gates, cpu);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, gates, cpu);
   }
 }
