@@ -506,9 +506,7 @@ final class SchedulingPass {
     InFlightNodeClaims.Scan scan = claims.scan();
     while (scan.hasNext()) {
       InFlightNodeClaim claim = scan.next();
-      InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
-      if (placement != null) {
-        commit(claim, pod, placement);
+      if (joined(claim, pod, alternatives)) {
         return true;
       }
       if (learn && claim.topologyFailureKey() != null) {
@@ -537,9 +535,7 @@ final class SchedulingPass {
         last = claim;
         if (hostnames.contains(claim.hostname)) {
           walked = 0;
-          InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
-          if (placement != null) {
-            commit(claim, pod, placement);
+          if (joined(claim, pod, alternatives)) {
             return true;
           }
         }
@@ -556,13 +552,21 @@ final class SchedulingPass {
       }
     }
     for (InFlightNodeClaim claim : claims.ordered(candidates)) {
-      InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
-      if (placement != null) {
-        commit(claim, pod, placement);
+      if (joined(claim, pod, alternatives)) {
         return true;
       }
     }
     return false;
+  }
+
+  /** Whether the pod could join the claim, which it then did. */
+  private boolean joined(InFlightNodeClaim claim, SchedulingPod pod, List<Requirements> alternatives) {
+    InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
+    if (placement == null) {
+      return false;
+    }
+    commit(claim, pod, placement);
+    return true;
   }
 
   /** Up to this many hostnames, their claims are sorted rather than found by walking the order. */
