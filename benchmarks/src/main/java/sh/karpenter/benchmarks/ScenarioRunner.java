@@ -4,8 +4,12 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import sh.karpenter.benchmarks.workload.CostMix;
@@ -22,7 +26,8 @@ import sh.karpenter.core.scheduling.SchedulingResult;
  * clock and on the solving thread's CPU time, the 1-minute load average (the build machines are
  * shared), live heap, the plan's cost (the sum of its NodeClaims' prices), and for the cost mixes
  * that cost against the proven lower bound and against the cheapest single-type fleet. Ends with
- * the issue's targets, met or missed. Same-machine figures for upstream's own benchmark come from
+ * the issue's targets, met or missed, and how each mix's time grows with its size (the 50,000 / 5,000
+ * ratio of the diverse mix is a target: a ratio holds on any machine). Same-machine figures for upstream's own benchmark come from
  * {@code scripts/bench --upstream}, which runs this class beside it.
  *
  * <pre>
@@ -46,6 +51,10 @@ public final class ScenarioRunner {
   private static final List<Integer> QUICK_COST_MIX = List.of(2000);
   private static final List<Integer> ALL_COST_MIX = List.of(2000, 10000);
   private static final int LARGE_PODS = 50_000;
+  /** The size the 50,000-pod case's time is compared with ({@link #scaling}). */
+  private static final int SCALING_BASE_PODS = 5_000;
+  /** At most this multiple of the 5,000-pod time for 10 times the pods (issue 18). */
+  static final double MAX_SCALING = 15;
 
   /**
    * The outcome of one scenario, as targets see it, on the wall clock or on the solving thread's CPU
@@ -62,6 +71,11 @@ public final class ScenarioRunner {
 
     Outcome onCpuClock() {
       return new Outcome(pods, timing, cost, true);
+    }
+
+    /** The times alone: kept for the scaling lines without keeping every scenario's plan in the heap. */
+    Outcome withoutResult() {
+      return new Outcome(pods, new SolveTimer.Timing(null, timing.medianNanos(), timing.medianCpuNanos(), timing.runs(), timing.liveHeapBytes()), null, cpuClock);
     }
   }
 
@@ -181,6 +195,7 @@ public final class ScenarioRunner {
             + " | live heap MiB | plan $/h | bound $/h | plan / bound | single-type fleet $/h | target |");
     out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
     List<String> verdicts = new ArrayList<>();
+    Map<String, SortedMap<Integer, Outcome>> byMix = new LinkedHashMap<>();
     for (Scenario scenario : scenarios) {
       SchedulingInput input = scenario.input().get();
       SolveTimer.Timing timing = timer.time(input);
@@ -192,10 +207,72 @@ public final class ScenarioRunner {
       }
       out.println(row(scenario, outcome, verdict));
       out.flush();
+      byMix.computeIfAbsent(mix(scenario.name()), m -> new TreeMap<>()).put(outcome.pods(), outcome.withoutResult());
     }
     out.println();
+    List<String> scaling = scaling(byMix, verdicts);
+    if (!scaling.isEmpty()) {
+      out.println("Scaling (median time of the largest size over the smallest's, CPU time and wall clock):");
+      scaling.forEach(line -> out.println("  " + line));
+      out.println();
+    }
     out.println("Targets:");
     verdicts.forEach(v -> out.println("  " + v));
+  }
+
+  /** A scenario's mix: its name without the trailing pod count ("diverse" of "diverse-5000"). */
+  static String mix(String scenario) {
+    return scenario.replaceFirst("-[0-9]+$", "");
+  }
+
+  /**
+   * For each mix measured at two sizes or more, one line: how many times the smallest size's median
+   * time the largest size took, on CPU time and on the wall clock, against how many times the pods.
+   * The diverse mix at 50,000 and 5,000 pods is checked against {@link #MAX_SCALING}, and its verdict
+   * added to {@code verdicts}.
+   */
+  static List<String> scaling(Map<String, SortedMap<Integer, Outcome>> byMix, List<String> verdicts) {
+    List<String> lines = new ArrayList<>();
+    for (Map.Entry<String, SortedMap<Integer, Outcome>> mix : byMix.entrySet()) {
+      SortedMap<Integer, Outcome> sizes = mix.getValue();
+      if (sizes.size() < 2) {
+        continue;
+      }
+      boolean target = sizes.containsKey(LARGE_PODS) && sizes.containsKey(SCALING_BASE_PODS) && mix.getKey().equals("diverse");
+      int small = target ? SCALING_BASE_PODS : sizes.firstKey();
+      int large = target ? LARGE_PODS : sizes.lastKey();
+      Ratio ratio = new Ratio(sizes.get(small), sizes.get(large));
+      String line =
+          String.format(
+              Locale.ROOT,
+              "scaling %s %d/%d = %.1fx CPU time, %.1fx wall clock, for %.0fx the pods",
+              mix.getKey(),
+              large,
+              small,
+              ratio.cpu(),
+              ratio.wall(),
+              (double) large / small);
+      if (target) {
+        String verdict =
+            ratio.wall() <= MAX_SCALING
+                ? "met"
+                : ratio.cpu() <= MAX_SCALING ? "MISSED on wall clock, met on CPU time" : "MISSED";
+        String description = String.format(Locale.ROOT, "(target <= %.0f): %s", MAX_SCALING, verdict);
+        line += " " + description;
+        verdicts.add(String.format(Locale.ROOT, "scaling %s %d/%d = %.1fx %s", mix.getKey(), large, small, ratio.wall(), description));
+      }
+      lines.add(line);
+    }
+    return lines;
+  }
+
+  /** How many times the small outcome's median time the large one's took. */
+  record Ratio(double cpu, double wall) {
+    Ratio(Outcome small, Outcome large) {
+      this(
+          (double) large.timing().medianCpuNanos() / small.timing().medianCpuNanos(),
+          (double) large.timing().medianNanos() / small.timing().medianNanos());
+    }
   }
 
   private static String row(Scenario scenario, Outcome outcome, String verdict) {

@@ -42,8 +42,6 @@ final class InFlightNodeClaim {
   boolean minValuesRelaxed;
   /** What the claim counts against its NodePool's limits (its largest option's capacity), or null when unlimited. */
   long[] limitCharge;
-  /** Index in the pass's fewest-pods-first order. */
-  int position;
   /**
    * Distinct claims per CSI driver of the pods, tracked only when some type of the template declares
    * volume attachment limits (else null).
@@ -61,6 +59,11 @@ final class InFlightNodeClaim {
    * (docs/behaviour/scheduling.md#reserved-capacity): the pod then waits for the next pass.
    */
   private boolean reservedOfferingError;
+  /**
+   * Set when the last {@link #canAdd} failed because a topology constraint on this key left the pod
+   * no domain here (null otherwise); see {@link InFlightNodeClaims.Scan#ruleOut}.
+   */
+  private String topologyFailureKey;
 
   /**
    * Where a pod can go on a NodeClaim: the narrowed requirements and the options left, and the
@@ -114,6 +117,11 @@ final class InFlightNodeClaim {
     return reservedOfferingError;
   }
 
+  /** The key of the topology constraint the last {@link #canAdd} failed on, or null. */
+  String topologyFailureKey() {
+    return topologyFailureKey;
+  }
+
   /**
    * Upstream's {@code NodeClaim.CanAdd}: taints, the CSI volume attachment limits of the options
    * (v1.15), host ports, requirement compatibility (undefined well-known labels allowed), then for each
@@ -123,6 +131,7 @@ final class InFlightNodeClaim {
    */
   Placement canAdd(SchedulingPod pod, List<Requirements> alternatives, StringBuilder why) {
     reservedOfferingError = false;
+    topologyFailureKey = null;
     String untolerated = pod.untolerated(template.template.taints());
     if (untolerated != null) {
       return fail(why, untolerated);
@@ -190,6 +199,7 @@ final class InFlightNodeClaim {
     }
     Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, why != null);
     if (outcome.failed()) {
+      topologyFailureKey = outcome.failedKey();
       return fail(why, outcome.error());
     }
     if (outcome.requirements() != null) {
@@ -444,11 +454,6 @@ final class InFlightNodeClaim {
       }
     }
     return overhead;
-  }
-
-  /** Fewest pods first, then oldest: upstream's order for trying in-flight claims. */
-  boolean precedes(InFlightNodeClaim other) {
-    return pods.size() < other.pods.size() || (pods.size() == other.pods.size() && sequence < other.sequence);
   }
 
   @Override

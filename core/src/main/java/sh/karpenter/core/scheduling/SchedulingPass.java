@@ -3,11 +3,9 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,8 +57,8 @@ final class SchedulingPass {
   private final List<TemplateIndex> templates;
   private final NodePoolLimits limits;
   private final List<NodeSlot> nodes = new ArrayList<>();
-  /** Planned NodeClaims in fewest-pods-first order (each knows its position). */
-  private final List<InFlightNodeClaim> claims = new ArrayList<>();
+  /** Planned NodeClaims in fewest-pods-first order, indexed by topology domain. */
+  private final InFlightNodeClaims claims;
   private final Map<String, InFlightNodeClaim> claimsByHostname = new HashMap<>();
   /** NodePools whose cost post-pass ran out of its step budget ({@link SchedulingResult#costRepackingOutOfBudget}). */
   private final List<String> costRepackingOutOfBudget = new ArrayList<>();
@@ -70,8 +68,16 @@ final class SchedulingPass {
   private final UnschedulableReasons reasons;
   private final ZonePinning zonePinning;
   private int nextHostname = 1;
+  /** Try every candidate claim in turn, without the index: the reference the index is tested against. */
+  private final boolean plainScan;
 
   SchedulingPass(SchedulingInput input, PreparedTemplates prepared, SchedulerCache cache) {
+    this(input, prepared, cache, false);
+  }
+
+  /** @param plainScan try every planned NodeClaim for every pod, as upstream (for tests) */
+  SchedulingPass(SchedulingInput input, PreparedTemplates prepared, SchedulerCache cache, boolean plainScan) {
+    this.plainScan = plainScan;
     this.input = input;
     this.volumes = input.volumes() == null ? VolumeTopology.EMPTY : input.volumes();
     this.allowUndefined = prepared.allowUndefined;
@@ -97,7 +103,9 @@ final class SchedulingPass {
 
     List<ExistingNode> existing = new ArrayList<>(input.nodes());
     existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
-    this.topology = buildTopology(existing);
+    Set<String> topologyKeys = new HashSet<>();
+    this.topology = buildTopology(existing, topologyKeys);
+    this.claims = new InFlightNodeClaims(topologyKeys);
     for (ExistingNode node : existing) {
       NodeSlot.Basis basis = cache == null ? NodeSlot.Basis.of(node, prepared.daemons, prepared.dimensions) : cache.node(node, prepared);
       nodes.add(new NodeSlot(node, basis, topology, volumes, instanceTypeVolumeLimits(node)));
@@ -106,8 +114,8 @@ final class SchedulingPass {
     this.zonePinning = new ZonePinning(topology, pods, placed);
   }
 
-  private Topology buildTopology(List<ExistingNode> existing) {
-    Set<String> keys = new HashSet<>();
+  /** The pass's topology; {@code keys} receives its topology keys other than the hostname. */
+  private Topology buildTopology(List<ExistingNode> existing, Set<String> keys) {
     Set<String> namespaces = new HashSet<>();
     Set<String> pendingUids = new HashSet<>();
     for (SchedulingPod pod : pods) {
@@ -329,18 +337,14 @@ final class SchedulingPass {
       nextHostname = hostnameBefore;
       return;
     }
-    Set<InFlightNodeClaim> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
-    dropped.addAll(movable);
-    claims.removeIf(dropped::contains);
     for (InFlightNodeClaim claim : movable) {
+      claims.remove(claim);
       claimsByHostname.remove(claim.hostname);
     }
     for (InFlightNodeClaim claim : replacements) {
       claims.add(claim);
       claimsByHostname.put(claim.hostname, claim);
     }
-    claims.sort(Comparator.comparingInt((InFlightNodeClaim c) -> c.pods.size()).thenComparingInt(c -> c.sequence));
-    renumber(0);
   }
 
   static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
@@ -470,12 +474,8 @@ final class SchedulingPass {
         return null;
       }
     }
-    for (InFlightNodeClaim claim : candidateClaims(pod)) {
-      InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
-      if (placement != null) {
-        commit(claim, pod, placement);
-        return null;
-      }
+    if (tryClaims(pod, alternatives)) {
+      return null;
     }
     deferred[pod.order] = false;
     for (TemplateIndex template : templates) {
@@ -493,26 +493,89 @@ final class SchedulingPass {
   }
 
   /**
-   * The planned NodeClaims worth trying, in fewest-pods-first order: all of them, unless the pod's
-   * hostname topology admits only a few hostnames (anti-affinity, self-selecting hostname spread),
-   * in which case only the claims with those hostnames, which keeps pods with hostname
-   * anti-affinity from scanning every claim.
+   * First fit over the planned NodeClaims in fewest-pods-first order; true when the pod joined one.
+   * When the pod's hostname topology admits only a few hostnames (anti-affinity, self-selecting
+   * hostname spread) only the claims with those hostnames are tried, which keeps pods with hostname
+   * anti-affinity from scanning every claim. Otherwise every claim is a candidate, but once a
+   * topology constraint on a key other than the hostname fails the pod on one claim, the claims
+   * saying the same about that key are skipped ({@link InFlightNodeClaims.Scan#ruleOut}): they
+   * would fail it too. With several volume alternatives a claim fails only when all do, for possibly
+   * different reasons, so nothing is skipped then.
    */
-  private List<InFlightNodeClaim> candidateClaims(SchedulingPod pod) {
+  private boolean tryClaims(SchedulingPod pod, List<Requirements> alternatives) {
     Set<String> hostnames = topology.hostnameCandidates(pod.pod);
-    if (hostnames == null || hostnames.size() >= claims.size()) {
-      return claims;
+    if (hostnames != null && hostnames.size() < claims.size()) {
+      return tryHostnames(pod, alternatives, hostnames);
+    }
+    boolean learn = alternatives.size() == 1 && !plainScan;
+    InFlightNodeClaims.Scan scan = claims.scan();
+    while (scan.hasNext()) {
+      InFlightNodeClaim claim = scan.next();
+      if (joined(claim, pod, alternatives)) {
+        return true;
+      }
+      if (learn && claim.topologyFailureKey() != null) {
+        scan.ruleOut(claim, claim.topologyFailureKey());
+      }
+    }
+    return false;
+  }
+
+  /**
+   * First fit over the claims on the given hostnames, in fewest-pods-first order. With many
+   * hostnames, sorting their claims for every pod would cost more than the pod's placement usually
+   * needs (its first candidate tends to fit), so the claims are walked in order testing each
+   * hostname, for as long as the walk stays short; past that, the candidates not yet reached are
+   * sorted and tried. Either way each candidate is tried once, in order.
+   */
+  private boolean tryHostnames(SchedulingPod pod, List<Requirements> alternatives, Set<String> hostnames) {
+    InFlightNodeClaim last = null;
+    if (hostnames.size() > SORTED_HOSTNAMES && !plainScan) {
+      long walkLimit = 4L * claims.size() / hostnames.size() + SORTED_HOSTNAMES;
+      long walked = 0;
+      for (InFlightNodeClaim claim : claims) {
+        if (walked++ == walkLimit) {
+          break;
+        }
+        last = claim;
+        if (hostnames.contains(claim.hostname)) {
+          walked = 0;
+          if (joined(claim, pod, alternatives)) {
+            return true;
+          }
+        }
+      }
+      if (walked <= walkLimit) {
+        return false; // the walk reached the end
+      }
     }
     List<InFlightNodeClaim> candidates = new ArrayList<>(hostnames.size());
     for (String hostname : hostnames) {
       InFlightNodeClaim claim = claimsByHostname.get(hostname);
-      if (claim != null) {
+      if (claim != null && (last == null || InFlightNodeClaims.ORDER.compare(last, claim) < 0)) {
         candidates.add(claim);
       }
     }
-    candidates.sort(Comparator.comparingInt(c -> c.position));
-    return candidates;
+    for (InFlightNodeClaim claim : claims.ordered(candidates)) {
+      if (joined(claim, pod, alternatives)) {
+        return true;
+      }
+    }
+    return false;
   }
+
+  /** Whether the pod could join the claim, which it then did. */
+  private boolean joined(InFlightNodeClaim claim, SchedulingPod pod, List<Requirements> alternatives) {
+    InFlightNodeClaim.Placement placement = claim.canAdd(pod, alternatives, null);
+    if (placement == null) {
+      return false;
+    }
+    commit(claim, pod, placement);
+    return true;
+  }
+
+  /** Up to this many hostnames, their claims are sorted rather than found by walking the order. */
+  private static final int SORTED_HOSTNAMES = 32;
 
   /**
    * Tries a new NodeClaim of the template, within its limits, for the pod; on success it joins the
@@ -532,11 +595,9 @@ final class SchedulingPass {
       return claim.reservedOfferingError() ? Outcome.RESERVED_OFFERING_ERROR : Outcome.UNSCHEDULABLE;
     }
     nextHostname++;
-    claim.position = insertionPoint();
-    claims.add(claim.position, claim);
+    claim.add(pod, placement);
+    claims.add(claim);
     claimsByHostname.put(claim.hostname, claim);
-    renumber(claim.position + 1);
-    commit(claim, pod, placement);
     limits.charge(claim);
     return Outcome.SCHEDULED;
   }
@@ -549,45 +610,15 @@ final class SchedulingPass {
     return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes, zonePinning);
   }
 
-  /** A new claim (one pod, newest) goes after every claim with one pod or fewer. */
-  private int insertionPoint() {
-    int low = 0;
-    int high = claims.size();
-    while (low < high) {
-      int mid = (low + high) >>> 1;
-      if (claims.get(mid).pods.size() <= 1) {
-        low = mid + 1;
-      } else {
-        high = mid;
-      }
-    }
-    return low;
-  }
-
-  private void renumber(int from) {
-    for (int i = from; i < claims.size(); i++) {
-      claims.get(i).position = i;
-    }
-  }
-
   /** The pod joins the claim ({@link InFlightNodeClaim#add}), which keeps its place in fewest-pods-first order. */
   private void commit(InFlightNodeClaim claim, SchedulingPod pod, InFlightNodeClaim.Placement placement) {
-    claim.add(pod, placement);
-    // Keep fewest-pods-first order: the claim moves right past claims it no longer precedes.
-    int i = claim.position;
-    while (i + 1 < claims.size() && claims.get(i + 1).precedes(claim)) {
-      InFlightNodeClaim next = claims.get(i + 1);
-      claims.set(i, next);
-      next.position = i;
-      i++;
-    }
-    claims.set(i, claim);
-    claim.position = i;
+    claims.update(claim, () -> claim.add(pod, placement));
   }
 
   private SchedulingResult result() {
     List<PlannedNodeClaim> planned = new ArrayList<>();
-    List<InFlightNodeClaim> bySequence = new ArrayList<>(claims);
+    List<InFlightNodeClaim> bySequence = new ArrayList<>(claims.size());
+    claims.forEach(bySequence::add);
     bySequence.sort(Comparator.comparingInt(c -> c.sequence));
     for (InFlightNodeClaim claim : bySequence) {
       PlannedNodeClaim plan = finalise(claim);

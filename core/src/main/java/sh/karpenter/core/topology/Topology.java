@@ -29,17 +29,22 @@ public final class Topology {
   /** The label namespaces carry for selection when no labels are known for them. */
   private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
-  /** The outcome of {@link #addRequirements}: requirements to add to the node, or an error. */
-  public record Outcome(Requirements requirements, String error) {
+  /**
+   * The outcome of {@link #addRequirements}: requirements to add to the node, or an error and the
+   * key of the constraint that left no domain. Such a failure depends only on what the node's
+   * requirements say about that key (and on the counts), so every node that says the same about it
+   * fails the pod too until the counts change.
+   */
+  public record Outcome(Requirements requirements, String error, String failedKey) {
     /** The pod is under no topology constraint: nothing to add. */
-    public static final Outcome NONE = new Outcome(null, null);
+    public static final Outcome NONE = new Outcome(null, null, null);
 
     public boolean failed() {
       return error != null;
     }
   }
 
-  private static final Outcome UNSATISFIED = new Outcome(null, "topology constraint unsatisfied");
+  private static final String UNSATISFIED = "topology constraint unsatisfied";
 
   private record BoundPod(Pod pod, String nodeName, Map<String, String> nodeLabels, Requirements node, List<Taint> taints) {}
 
@@ -268,7 +273,7 @@ public final class Topology {
       boolean selfSelecting = group.selects(pod.namespace(), pod.labels());
       Requirement domains = group.nextDomains(selfSelecting, podDomains, nodeDomains);
       if (domains.isEmpty()) {
-        return explain ? new Outcome(null, describe(group, i >= mine.size(), nodeDomains)) : UNSATISFIED;
+        return new Outcome(null, explain ? describe(group, i >= mine.size(), nodeDomains) : UNSATISFIED, key);
       }
       if (added == null) {
         added = Requirements.of(domains);
@@ -276,7 +281,7 @@ public final class Topology {
         added.add(domains);
       }
     }
-    return new Outcome(added, null);
+    return new Outcome(added, null, null);
   }
 
   /**

@@ -91,6 +91,11 @@ class SchedulingDigestTest {
   }
 
   private static Scheduler scenario(Random random) {
+    return new Scheduler(input(random));
+  }
+
+  /** One random scenario (also used by {@link InFlightNodeClaimsTest} to compare scans). */
+  static SchedulingInput input(Random random) {
     List<InstanceType> catalogue = catalogue(random);
     List<NodeClaimTemplate> pools = new ArrayList<>();
     int poolCount = 1 + random.nextInt(3);
@@ -145,7 +150,7 @@ class SchedulingDigestTest {
                 random.nextBoolean() ? SchedulerOptions.MinValuesPolicy.Strict : SchedulerOptions.MinValuesPolicy.BestEffort,
                 random.nextBoolean() ? SchedulerOptions.ReservedOfferingMode.Strict : SchedulerOptions.ReservedOfferingMode.Fallback)
             .withCostRepacking(random.nextInt(3) == 0);
-    return new Scheduler(new SchedulingInput(pools, nodes, pods, daemons, volumes, options));
+    return new SchedulingInput(pools, nodes, pods, daemons, volumes, options);
   }
 
   private static List<InstanceType> catalogue(Random random) {
@@ -283,7 +288,7 @@ class SchedulingDigestTest {
     return pod.build();
   }
 
-  private static void render(SchedulingResult result, StringBuilder out) {
+  static void render(SchedulingResult result, StringBuilder out) {
     for (PlannedNodeClaim claim : result.newNodeClaims()) {
       out.append("claim ").append(claim.nodePoolName()).append(' ').append(claim.requirements()).append('\n');
       out.append("  options");
