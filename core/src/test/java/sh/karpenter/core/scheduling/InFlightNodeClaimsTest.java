@@ -97,7 +97,7 @@ class InFlightNodeClaimsTest {
     for (ClaimSpec spec : c.claims()) {
       InFlightNodeClaim claim =
           new InFlightNodeClaim(
-              template, "host-" + sequence, sequence++, requirements(spec.zone(), spec.capacity()), template.launchable.clone(), null, null, Set.of(), SchedulerOptions.DEFAULT, null);
+              template, "host-" + sequence, sequence++, requirements(spec.zone(), spec.capacity()), template.launchable.clone(), null, null, Set.of(), SchedulerOptions.DEFAULT, null, null);
       for (int p = 0; p < spec.pods(); p++) {
         claim.pods.add(new SchedulingPod(filler, prepared.dimensions, 0, true));
       }
@@ -201,7 +201,7 @@ class InFlightNodeClaimsTest {
     List<InFlightNodeClaim> made = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       InFlightNodeClaim claim =
-          new InFlightNodeClaim(template, "host-" + i, i, requirements(Requirement.in(Labels.ZONE, ZONES.get(0)), null), template.launchable.clone(), null, null, Set.of(), SchedulerOptions.DEFAULT, null);
+          new InFlightNodeClaim(template, "host-" + i, i, requirements(Requirement.in(Labels.ZONE, ZONES.get(0)), null), template.launchable.clone(), null, null, Set.of(), SchedulerOptions.DEFAULT, null, null);
       claims.add(claim);
       made.add(claim);
     }
