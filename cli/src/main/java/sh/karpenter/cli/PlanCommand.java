@@ -8,6 +8,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -139,13 +142,21 @@ public final class PlanCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     validateFlags();
     try {
-      InstanceTypeCatalog catalog = awsEndpoint == null ? catalog() : null;
-      SchedulerConfig config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
-      List<ManifestReader.PlanManifest> manifests =
-          new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
-      if (catalog == null) {
-        catalog = liveCatalog(manifests, err);
+      // The bundled catalogue (1,364 types) loads on a second thread while the manifests are read:
+      // on a fresh JVM both are mostly class loading and interpreted code, and a machine has cores.
+      CompletableFuture<InstanceTypeCatalog> loading = awsEndpoint == null ? inBackground(this::catalog) : null;
+      SchedulerConfig config;
+      List<ManifestReader.PlanManifest> manifests;
+      try {
+        config = schedulerConfig == null ? SchedulerConfig.NONE : SchedulerConfig.read(schedulerConfig);
+        manifests = new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
+      } catch (RuntimeException | Error e) {
+        if (loading != null) {
+          join(loading); // a bad --instance-types is reported first, as when the two ran in turn
+        }
+        throw e;
       }
+      InstanceTypeCatalog catalog = loading != null ? join(loading) : liveCatalog(manifests, err);
       PlanReport report =
           new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
               .maxExpandedPods(maxExpandedPods)
@@ -172,6 +183,32 @@ public final class PlanCommand implements Callable<Integer> {
       return BAD_INPUT;
     }
     return 0;
+  }
+
+  /** Runs {@code work} on a daemon thread of its own (the JVM's exit never waits for it). */
+  private static <T> CompletableFuture<T> inBackground(Supplier<T> work) {
+    return CompletableFuture.supplyAsync(
+        work,
+        task -> {
+          Thread thread = new Thread(task, "plan-catalogue");
+          thread.setDaemon(true);
+          thread.start();
+        });
+  }
+
+  /** The future's value, or what it threw, rethrown as it was thrown. */
+  private static <T> T join(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error cause) {
+        throw cause;
+      }
+      throw e;
+    }
   }
 
   /** Flag values picocli's types let through but a plan cannot use: usage errors (exit code 2). */
