@@ -20,6 +20,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
@@ -74,6 +76,9 @@ final class AwsE2EFixture implements AutoCloseable {
   final Operator operator;
   private final KubernetesClient controllerClient;
   private final ScheduledExecutorService kubelet;
+  /** Registrations run here, several at once: each one is a few emulator and API server calls. */
+  private final ExecutorService registrations = Executors.newFixedThreadPool(8);
+  private final Set<String> registering = ConcurrentHashMap.newKeySet();
 
   /**
    * @param endpoint where the provider sends its AWS calls: {@code emulator.clients()}, or an {@code
@@ -131,6 +136,7 @@ final class AwsE2EFixture implements AutoCloseable {
   @Override
   public void close() {
     kubelet.shutdownNow();
+    registrations.shutdownNow();
     operator.close();
     aws.close();
     controllerClient.close();
@@ -229,7 +235,8 @@ final class AwsE2EFixture implements AutoCloseable {
    * Plays the kubelet of each launched instance: a KWOK Node with the NodeClaim's provider ID, labels,
    * taints (and the unregistered taint) and capacity, which KWOK then turns Ready. Reads NodeClaims and
    * Nodes from the controller's informer caches, so hundreds of NodeClaims do not cost hundreds of API
-   * requests every round; a Node the cache does not show yet is created again and answered AlreadyExists.
+   * requests every round; up to eight registrations run at once. A Node the cache does not show yet is
+   * created again and answered AlreadyExists.
    */
   private void registerNodes() {
     Set<String> nodes = new HashSet<>(operator.informers().nodes().getStore().listKeys());
@@ -240,14 +247,18 @@ final class AwsE2EFixture implements AutoCloseable {
         continue;
       }
       String name = InstanceProvider.instanceId(status.getProviderID());
-      if (nodes.contains(name)) {
+      if (nodes.contains(name) || !registering.add(name)) {
         continue;
       }
-      try {
-        register(claim, name);
-      } catch (RuntimeException e) {
-        // the next round tries again (a Node created concurrently, a NodeClaim deleted meanwhile)
-      }
+      registrations.execute(() -> {
+        try {
+          register(claim, name);
+        } catch (RuntimeException e) {
+          // the next round tries again (a Node created concurrently, a NodeClaim deleted meanwhile)
+        } finally {
+          registering.remove(name);
+        }
+      });
     }
   }
 

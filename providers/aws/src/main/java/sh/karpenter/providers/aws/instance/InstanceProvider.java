@@ -38,6 +38,7 @@ import sh.karpenter.providers.aws.launchtemplate.LaunchTemplate;
 import sh.karpenter.providers.aws.launchtemplate.LaunchTemplateProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.DescribeInstancesRequest;
 import software.amazon.awssdk.services.ec2.model.CreateFleetError;
 import software.amazon.awssdk.services.ec2.model.CreateFleetInstance;
 import software.amazon.awssdk.services.ec2.model.CreateFleetRequest;
@@ -65,6 +66,7 @@ public final class InstanceProvider {
   private final LaunchTemplateProvider launchTemplates;
   private final LaunchSubnets subnets;
   private final CreateFleetBatcher batcher;
+  private final DescribeInstancesBatcher describeBatcher;
   private final UnavailableOfferings unavailableOfferings;
 
   public InstanceProvider(
@@ -73,12 +75,14 @@ public final class InstanceProvider {
       LaunchTemplateProvider launchTemplates,
       LaunchSubnets subnets,
       CreateFleetBatcher batcher,
+      DescribeInstancesBatcher describeBatcher,
       UnavailableOfferings unavailableOfferings) {
     this.ec2 = Objects.requireNonNull(ec2, "ec2");
     this.clusterName = Objects.requireNonNull(clusterName, "clusterName");
     this.launchTemplates = Objects.requireNonNull(launchTemplates, "launchTemplates");
     this.subnets = Objects.requireNonNull(subnets, "subnets");
     this.batcher = Objects.requireNonNull(batcher, "batcher");
+    this.describeBatcher = Objects.requireNonNull(describeBatcher, "describeBatcher");
     this.unavailableOfferings = Objects.requireNonNull(unavailableOfferings, "unavailableOfferings");
   }
 
@@ -330,7 +334,7 @@ public final class InstanceProvider {
 
   /**
    * The instance, or empty when EC2 does not know it or it is terminated (DescribeInstances by ID,
-   * {@link #LIVE_STATES} only).
+   * {@link #LIVE_STATES} only, merged with concurrent lookups by the {@link DescribeInstancesBatcher}).
    *
    * @throws IllegalArgumentException when {@code providerId} is not {@code aws:///<zone>/<id>}
    */
@@ -338,7 +342,7 @@ public final class InstanceProvider {
     String id = instanceId(providerId);
     DescribeInstancesResponse out;
     try {
-      out = ec2.describeInstances(r -> r.instanceIds(id).filters(stateFilter()));
+      out = describeBatcher.describeInstances(DescribeInstancesRequest.builder().instanceIds(id).filters(stateFilter()).build());
     } catch (SdkException e) {
       if (FleetErrors.isNotFound(e)) {
         return Optional.empty();

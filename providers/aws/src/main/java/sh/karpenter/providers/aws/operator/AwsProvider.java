@@ -25,6 +25,7 @@ import sh.karpenter.providers.aws.amifamily.ClusterInfo;
 import sh.karpenter.providers.aws.cache.UnavailableOfferings;
 import sh.karpenter.providers.aws.cloudprovider.AwsCloudProvider;
 import sh.karpenter.providers.aws.fleet.CreateFleetBatcher;
+import sh.karpenter.providers.aws.instance.DescribeInstancesBatcher;
 import sh.karpenter.providers.aws.fleet.LaunchSubnets;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
@@ -111,18 +112,20 @@ public final class AwsProvider implements AutoCloseable {
   private final IamClient iam;
   private final SqsClient sqs; // null without an interruption queue
   private final CreateFleetBatcher batcher;
+  private final DescribeInstancesBatcher describeBatcher;
   private final UnavailableOfferings unavailableOfferings;
   private final AwsCloudProvider cloudProvider;
   private final List<OperatorExtension> extensions;
 
   private AwsProvider(Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs, CreateFleetBatcher batcher,
-      UnavailableOfferings unavailableOfferings, AwsCloudProvider cloudProvider, List<OperatorExtension> extensions) {
+      DescribeInstancesBatcher describeBatcher, UnavailableOfferings unavailableOfferings, AwsCloudProvider cloudProvider, List<OperatorExtension> extensions) {
     this.unavailableOfferings = unavailableOfferings;
     this.ec2 = ec2;
     this.ssm = ssm;
     this.iam = iam;
     this.sqs = sqs;
     this.batcher = batcher;
+    this.describeBatcher = describeBatcher;
     this.cloudProvider = cloudProvider;
     this.extensions = extensions;
   }
@@ -172,8 +175,9 @@ public final class AwsProvider implements AutoCloseable {
     InstanceTypeProvider instanceTypes = new InstanceTypeProvider(ec2, region.id(), pricing, unavailable,
         new InstanceTypeProvider.Settings(settings.vmMemoryOverheadPercent(), settings.reservedEnis()), clock);
     LaunchTemplateProvider launchTemplates = new LaunchTemplateProvider(ec2, cluster);
-    CreateFleetBatcher batcher = new CreateFleetBatcher(ec2::createFleet, CreateFleetBatcher.Window.DEFAULT);
-    InstanceProvider instances = new InstanceProvider(ec2, cluster.name(), launchTemplates, new LaunchSubnets(ec2, clock), batcher,
+    CreateFleetBatcher batcher = new CreateFleetBatcher(ec2::createFleet, CreateFleetBatcher.DEFAULT_WINDOW);
+    DescribeInstancesBatcher describeBatcher = new DescribeInstancesBatcher(ec2::describeInstances, DescribeInstancesBatcher.DEFAULT_WINDOW);
+    InstanceProvider instances = new InstanceProvider(ec2, cluster.name(), launchTemplates, new LaunchSubnets(ec2, clock), batcher, describeBatcher,
         unavailable);
     NodeClassExtension nodeClasses = new NodeClassExtension(
         new NodeClassProviders(
@@ -204,7 +208,7 @@ public final class AwsProvider implements AutoCloseable {
           clock));
       LOG.info("AWS provider: interruption handling from the queue {}", settings.interruptionQueue().get());
     }
-    return new AwsProvider(ec2, ssm, iam, sqs, batcher, unavailable, cloudProvider, List.copyOf(extensions));
+    return new AwsProvider(ec2, ssm, iam, sqs, batcher, describeBatcher, unavailable, cloudProvider, List.copyOf(extensions));
   }
 
   /** The offerings marked unavailable (launch failures for lack of capacity, spot interruptions). */
@@ -228,6 +232,7 @@ public final class AwsProvider implements AutoCloseable {
   @Override
   public void close() {
     batcher.close();
+    describeBatcher.close();
     ec2.close();
     ssm.close();
     iam.close();

@@ -25,6 +25,7 @@ import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.providers.aws.LaunchFixtures;
 import sh.karpenter.providers.aws.cache.UnavailableOfferings;
 import sh.karpenter.providers.aws.fleet.CreateFleetBatcher;
+import sh.karpenter.providers.aws.instance.DescribeInstancesBatcher;
 import sh.karpenter.providers.aws.fleet.LaunchSubnets;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
@@ -47,7 +48,8 @@ class AwsCloudProviderIT {
   static final NodeClassRef REF = new NodeClassRef(EC2NodeClass.GROUP, EC2NodeClass.KIND, "default");
 
   /** The provider over one emulator, with the NodeClass store a test edits. */
-  record Provider(AwsCloudProvider cloud, Map<String, EC2NodeClass> nodeClasses, CreateFleetBatcher batcher, String ami, ClusterNetwork network)
+  record Provider(AwsCloudProvider cloud, Map<String, EC2NodeClass> nodeClasses, CreateFleetBatcher batcher, DescribeInstancesBatcher describeBatcher,
+      String ami, ClusterNetwork network)
       implements AutoCloseable {
     static Provider create(Ec2Client ec2) {
       ClusterNetwork network = ClusterNetwork.create(ec2, CLUSTER, ZONES);
@@ -65,16 +67,18 @@ class AwsCloudProviderIT {
       InstanceTypeProvider types = new InstanceTypeProvider(ec2, REGION, pricing, unavailable, InstanceTypeProvider.Settings.DEFAULT,
           Clock.systemUTC());
       types.refresh();
-      CreateFleetBatcher batcher = new CreateFleetBatcher(ec2::createFleet, CreateFleetBatcher.Window.DEFAULT);
+      CreateFleetBatcher batcher = new CreateFleetBatcher(ec2::createFleet, CreateFleetBatcher.DEFAULT_WINDOW);
+      DescribeInstancesBatcher describeBatcher = new DescribeInstancesBatcher(ec2::describeInstances, DescribeInstancesBatcher.DEFAULT_WINDOW);
       InstanceProvider instances = new InstanceProvider(ec2, CLUSTER, new LaunchTemplateProvider(ec2, LaunchFixtures.CLUSTER),
-          new LaunchSubnets(ec2, Clock.systemUTC()), batcher, unavailable);
+          new LaunchSubnets(ec2, Clock.systemUTC()), batcher, describeBatcher, unavailable);
       AwsCloudProvider cloud = new AwsCloudProvider(name -> Optional.ofNullable(store.get(name)), types, instances);
-      return new Provider(cloud, store, batcher, ami, network);
+      return new Provider(cloud, store, batcher, describeBatcher, ami, network);
     }
 
     @Override
     public void close() {
       batcher.close();
+      describeBatcher.close();
     }
   }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import sh.karpenter.providers.aws.batcher.Batcher;
 import sh.karpenter.core.wellknown.Labels;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.services.ec2.model.CreateFleetError;
@@ -80,7 +81,7 @@ class CreateFleetBatcherTest {
   @Test
   void identicalRequestsBecomeOneCallAndEachCallerGetsOneInstance() throws Exception {
     TestingCreateFleet api = new TestingCreateFleet(capacity -> capacity);
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 5, 10))) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new Batcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 5, 10))) {
       List<CreateFleetResponse> out = concurrently(batcher, Collections.nCopies(5, A));
       assertEquals(List.of(5), api.capacities);
       Set<String> ids = new HashSet<>();
@@ -97,7 +98,7 @@ class CreateFleetBatcherTest {
   @Test
   void differentRequestsAreSeparateCalls() throws Exception {
     TestingCreateFleet api = new TestingCreateFleet(capacity -> capacity);
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 6, 10))) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new Batcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 6, 10))) {
       concurrently(batcher, List.of(A, B, A, B, A, A));
       List<Integer> capacities = new ArrayList<>(api.capacities);
       Collections.sort(capacities);
@@ -108,7 +109,7 @@ class CreateFleetBatcherTest {
   @Test
   void callersLeftWithoutAnInstanceGetTheErrors() throws Exception {
     TestingCreateFleet api = new TestingCreateFleet(capacity -> 1);
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 3, 10))) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new Batcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 3, 10))) {
       List<CreateFleetResponse> out = concurrently(batcher, Collections.nCopies(3, A));
       assertEquals(1, out.stream().filter(r -> !r.instances().isEmpty()).count());
       List<CreateFleetResponse> empty = out.stream().filter(r -> r.instances().isEmpty()).toList();
@@ -122,7 +123,7 @@ class CreateFleetBatcherTest {
     Function<CreateFleetRequest, CreateFleetResponse> api = r -> {
       throw AwsServiceException.builder().message("boom").build();
     };
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 2, 10))) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new Batcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), 2, 10))) {
       java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class, () -> concurrently(batcher, Collections.nCopies(2, A)));
       assertTrue(e.getCause() instanceof AwsServiceException);
     }
@@ -131,7 +132,7 @@ class CreateFleetBatcherTest {
   @Test
   void anIdleWindowClosesTheBatch() {
     TestingCreateFleet api = new TestingCreateFleet(capacity -> capacity);
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new CreateFleetBatcher.Window(Duration.ofMillis(10), Duration.ofSeconds(60), 1000, 10))) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, new Batcher.Window(Duration.ofMillis(10), Duration.ofSeconds(60), 1000, 10))) {
       assertEquals(1, batcher.createFleet(A).instances().size());
       assertEquals(List.of(1), api.capacities);
     }
@@ -140,7 +141,7 @@ class CreateFleetBatcherTest {
   @Test
   void onlySingleInstanceRequestsAreAccepted() {
     TestingCreateFleet api = new TestingCreateFleet(capacity -> capacity);
-    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, CreateFleetBatcher.Window.DEFAULT)) {
+    try (CreateFleetBatcher batcher = new CreateFleetBatcher(api, CreateFleetBatcher.DEFAULT_WINDOW)) {
       CreateFleetRequest two = A.toBuilder().targetCapacitySpecification(A.targetCapacitySpecification().toBuilder().totalTargetCapacity(2).build()).build();
       assertThrows(IllegalArgumentException.class, () -> batcher.createFleet(two));
     }

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import sh.karpenter.providers.aws.batcher.Batcher;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.cloudprovider.InsufficientCapacityException;
@@ -43,25 +44,28 @@ class InstanceProviderIT {
 
   /** The launch path wired to one EC2 client; closed after the test. */
   record Launch(Ec2Client ec2, InstanceProvider instances, LaunchTemplateProvider launchTemplates, CreateFleetBatcher batcher,
-      UnavailableOfferings unavailable, EC2NodeClass nodeClass) implements AutoCloseable {
-    static Launch create(Ec2Client ec2, Ec2Client setup, CreateFleetBatcher.Window window) {
+      DescribeInstancesBatcher describeBatcher, UnavailableOfferings unavailable, EC2NodeClass nodeClass) implements AutoCloseable {
+    static Launch create(Ec2Client ec2, Ec2Client setup, Batcher.Window window) {
       return create(ec2, setup, window, ClusterNetwork.create(setup, CLUSTER, ZONES));
     }
 
-    static Launch create(Ec2Client ec2, Ec2Client setup, CreateFleetBatcher.Window window, ClusterNetwork network) {
+    static Launch create(Ec2Client ec2, Ec2Client setup, Batcher.Window window, ClusterNetwork network) {
       String ami = setup.describeImages(r -> r.owners("amazon").filters(f -> f.name("architecture").values("x86_64"))).images().get(0).imageId();
       EC2NodeClass nodeClass = LaunchFixtures.nodeClass("default", "al2023@latest", network.subnetsByZone(), network.securityGroupId(),
           List.of(LaunchFixtures.ami(ami, "amd64")));
       UnavailableOfferings unavailable = new UnavailableOfferings(Clock.systemUTC());
       LaunchTemplateProvider lts = new LaunchTemplateProvider(ec2, LaunchFixtures.CLUSTER);
       CreateFleetBatcher batcher = new CreateFleetBatcher(ec2::createFleet, window);
-      InstanceProvider instances = new InstanceProvider(ec2, CLUSTER, lts, new LaunchSubnets(ec2, Clock.systemUTC()), batcher, unavailable);
-      return new Launch(ec2, instances, lts, batcher, unavailable, nodeClass);
+      DescribeInstancesBatcher describeBatcher = new DescribeInstancesBatcher(ec2::describeInstances, DescribeInstancesBatcher.DEFAULT_WINDOW);
+      InstanceProvider instances =
+          new InstanceProvider(ec2, CLUSTER, lts, new LaunchSubnets(ec2, Clock.systemUTC()), batcher, describeBatcher, unavailable);
+      return new Launch(ec2, instances, lts, batcher, describeBatcher, unavailable, nodeClass);
     }
 
     @Override
     public void close() {
       batcher.close();
+      describeBatcher.close();
     }
   }
 
@@ -74,7 +78,7 @@ class InstanceProviderIT {
 
   @Test
   void createLaunchesTheCheapestOfferingWithKarpentersTags(Ec2Client ec2) {
-    try (Launch launch = Launch.create(ec2, ec2, CreateFleetBatcher.Window.DEFAULT)) {
+    try (Launch launch = Launch.create(ec2, ec2, CreateFleetBatcher.DEFAULT_WINDOW)) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default",
           Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND), Requirement.in(Labels.ZONE, "us-west-2b"));
       Instance instance = launch.instances().create(launch.nodeClass(), request, candidates());
@@ -109,7 +113,7 @@ class InstanceProviderIT {
 
   @Test
   void spotWhenAllowedAndGetListDelete(Ec2Client ec2) {
-    try (Launch launch = Launch.create(ec2, ec2, CreateFleetBatcher.Window.DEFAULT)) {
+    try (Launch launch = Launch.create(ec2, ec2, CreateFleetBatcher.DEFAULT_WINDOW)) {
       Instance spot = launch.instances().create(launch.nodeClass(), LaunchFixtures.request("default-pool", "default"), candidates());
       assertEquals(Labels.CAPACITY_TYPE_SPOT, spot.capacityType());
       assertEquals("c5.large", spot.instanceType());
@@ -150,7 +154,7 @@ class InstanceProviderIT {
   void identicalCreatesAreBatchedIntoFewerCreateFleetCalls(Ec2Client ec2, AwsFaults faults) throws Exception {
     int n = 20;
     try (Ec2Client viaProxy = faults.clients().ec2();
-        Launch launch = Launch.create(viaProxy, ec2, new CreateFleetBatcher.Window(Duration.ofMillis(500), Duration.ofSeconds(5), 1000, 100))) {
+        Launch launch = Launch.create(viaProxy, ec2, new Batcher.Window(Duration.ofMillis(500), Duration.ofSeconds(5), 1000, 100))) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default", Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND));
       // the first launch creates the launch template; the rest are identical requests
       launch.instances().create(launch.nodeClass(), request, candidates());
@@ -177,7 +181,7 @@ class InstanceProviderIT {
 
   @Test
   void insufficientCapacityMarksTheOfferingAndTheNextLaunchAvoidsIt(Ec2Client ec2, AwsFaults faults) {
-    try (Ec2Client viaProxy = faults.clients().ec2(); Launch launch = Launch.create(viaProxy, ec2, CreateFleetBatcher.Window.DEFAULT)) {
+    try (Ec2Client viaProxy = faults.clients().ec2(); Launch launch = Launch.create(viaProxy, ec2, CreateFleetBatcher.DEFAULT_WINDOW)) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default",
           Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND), Requirement.in(Labels.ZONE, "us-west-2a"),
           Requirement.in(Labels.INSTANCE_TYPE, "c5.large"));
@@ -200,7 +204,7 @@ class InstanceProviderIT {
 
   @Test
   void aLaunchTemplateDeletedBehindTheCacheIsCreatedAgain(Ec2Client ec2, AwsFaults faults) {
-    try (Ec2Client viaProxy = faults.clients().ec2(); Launch launch = Launch.create(viaProxy, ec2, CreateFleetBatcher.Window.DEFAULT)) {
+    try (Ec2Client viaProxy = faults.clients().ec2(); Launch launch = Launch.create(viaProxy, ec2, CreateFleetBatcher.DEFAULT_WINDOW)) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default", Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND));
       launch.instances().create(launch.nodeClass(), request, candidates());
       assertEquals(1, faults.requests("ec2", "CreateLaunchTemplate").size());
@@ -210,7 +214,7 @@ class InstanceProviderIT {
       // a second controller (empty cache) finds the template by name instead of creating it
       LaunchTemplateProvider other = new LaunchTemplateProvider(viaProxy, LaunchFixtures.CLUSTER);
       InstanceProvider otherInstances = new InstanceProvider(viaProxy, CLUSTER, other, new LaunchSubnets(viaProxy, Clock.systemUTC()),
-          launch.batcher(), launch.unavailable());
+          launch.batcher(), launch.describeBatcher(), launch.unavailable());
       otherInstances.create(launch.nodeClass(), request, candidates());
       assertEquals(1, faults.requests("ec2", "CreateLaunchTemplate").size());
 
@@ -228,7 +232,7 @@ class InstanceProviderIT {
   void aPartlyFilledBatchLaunchesSomeAndTellsTheRestCapacityRanOut(Ec2Client ec2, AwsFaults faults) throws Exception {
     int n = 5;
     try (Ec2Client viaProxy = faults.clients().ec2();
-        Launch launch = Launch.create(viaProxy, ec2, new CreateFleetBatcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), n, 10))) {
+        Launch launch = Launch.create(viaProxy, ec2, new Batcher.Window(Duration.ofSeconds(30), Duration.ofSeconds(60), n, 10))) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default",
           Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND), Requirement.in(Labels.ZONE, "us-west-2a"));
       faults.limitFleetCapacity(2);

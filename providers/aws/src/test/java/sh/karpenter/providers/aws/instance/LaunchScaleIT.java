@@ -56,7 +56,7 @@ class LaunchScaleIT {
     }
     String sg = ec2.createSecurityGroup(r -> r.vpcId(vpc).groupName("nodes").description("nodes")).groupId();
     ClusterNetwork network = new ClusterNetwork(InstanceProviderIT.CLUSTER, vpc, subnets, sg);
-    try (InstanceProviderIT.Launch launch = InstanceProviderIT.Launch.create(ec2, ec2, CreateFleetBatcher.Window.DEFAULT, network)) {
+    try (InstanceProviderIT.Launch launch = InstanceProviderIT.Launch.create(ec2, ec2, CreateFleetBatcher.DEFAULT_WINDOW, network)) {
       LaunchRequest request = LaunchFixtures.request("default-pool", "default", Requirement.in(Labels.CAPACITY_TYPE, Labels.CAPACITY_TYPE_ON_DEMAND));
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       long start = System.nanoTime();
