@@ -84,8 +84,8 @@ class DescribeInstancesBatcherTest {
   @Test
   void concurrentLookupsBecomeOneCallAndEachCallerGetsItsOwnInstance() throws Exception {
     TestingEc2 ec2 = new TestingEc2(Set.of("i-1", "i-2", "i-3", "i-4"));
-    ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-    try (DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(5))) {
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(5))) {
       List<Future<DescribeInstancesResponse>> answers = concurrently(batcher, List.of("i-1", "i-2", "i-3", "i-4", "i-2"), pool);
       List<List<String>> got = new ArrayList<>();
       for (Future<DescribeInstancesResponse> answer : answers) {
@@ -96,16 +96,14 @@ class DescribeInstancesBatcherTest {
       assertEquals(Set.of("i-1", "i-2", "i-3", "i-4"), Set.copyOf(ec2.calls.get(0)));
       assertEquals(4, ec2.calls.get(0).size(), "a repeated ID is asked once");
       assertEquals(1, batcher.calls());
-    } finally {
-      pool.shutdown();
     }
   }
 
   @Test
   void anUnknownIdFailsOnlyItsOwnCallerAfterBeingAskedAlone() throws Exception {
     TestingEc2 ec2 = new TestingEc2(Set.of("i-1", "i-2"));
-    ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-    try (DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(3))) {
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(3))) {
       List<Future<DescribeInstancesResponse>> answers = concurrently(batcher, List.of("i-1", "i-gone", "i-2"), pool);
       assertEquals(List.of("i-1"), idsOf(answers.get(0).get()));
       assertEquals(List.of("i-2"), idsOf(answers.get(2).get()));
@@ -115,8 +113,6 @@ class DescribeInstancesBatcherTest {
       // the merged call failed on the unknown ID, so every ID was asked again alone
       assertEquals(4, ec2.calls.size());
       assertTrue(ec2.calls.subList(1, 4).stream().allMatch(ids -> ids.size() == 1));
-    } finally {
-      pool.shutdown();
     }
   }
 
@@ -124,30 +120,26 @@ class DescribeInstancesBatcherTest {
   void aFailedMergedCallFallsBackToOneCallPerInstance() throws Exception {
     TestingEc2 ec2 = new TestingEc2(Set.of("i-1", "i-2"));
     ec2.failEveryMergedCall = true;
-    ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-    try (DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(2))) {
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(2))) {
       List<Future<DescribeInstancesResponse>> answers = concurrently(batcher, List.of("i-1", "i-2"), pool);
       assertEquals(List.of("i-1"), idsOf(answers.get(0).get()));
       assertEquals(List.of("i-2"), idsOf(answers.get(1).get()));
       assertEquals(3, ec2.calls.size());
-    } finally {
-      pool.shutdown();
     }
   }
 
   @Test
   void requestsWithDifferentFiltersAreNotMerged() throws Exception {
     TestingEc2 ec2 = new TestingEc2(Set.of("i-1", "i-2"));
-    ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-    try (DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(2))) {
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        DescribeInstancesBatcher batcher = new DescribeInstancesBatcher(ec2, windowOf(2))) {
       Future<DescribeInstancesResponse> running = pool.submit(() -> batcher.describeInstances(request("i-1")));
       Future<DescribeInstancesResponse> any = pool.submit(() -> batcher.describeInstances(DescribeInstancesRequest.builder().instanceIds("i-2").build()));
       assertEquals(List.of("i-1"), idsOf(running.get()));
       assertEquals(List.of("i-2"), idsOf(any.get()));
       assertEquals(2, ec2.calls.size());
       assertEquals(2, batcher.calls());
-    } finally {
-      pool.shutdown();
     }
   }
 
