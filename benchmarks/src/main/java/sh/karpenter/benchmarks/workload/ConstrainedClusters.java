@@ -128,14 +128,7 @@ public enum ConstrainedClusters {
   DEDICATED_POOL_1000(
       (c, f) -> {
         c.generalPool();
-        c.pools.add(
-            pool(
-                "batch",
-                10,
-                Map.of("workload", "batch"),
-                List.of(new Taint("dedicated", "batch", Taint.Effect.NoSchedule)),
-                onDemand(Requirement.in(AwsLabels.INSTANCE_CATEGORY, "c", "m")),
-                c.catalogue));
+        c.batchPool();
         Toleration tolerateBatch = Toleration.equal("dedicated", "batch", Taint.Effect.NoSchedule);
         int batch = 0;
         while (batch < 400) {
@@ -251,14 +244,7 @@ public enum ConstrainedClusters {
   MIXED_5000(
       (c, f) -> {
         c.pools.add(pool("general", 0, Map.of(), List.of(), onDemandAnyArch(), c.catalogue));
-        c.pools.add(
-            pool(
-                "batch",
-                10,
-                Map.of("workload", "batch"),
-                List.of(new Taint("dedicated", "batch", Taint.Effect.NoSchedule)),
-                onDemand(Requirement.in(AwsLabels.INSTANCE_CATEGORY, "c", "m")),
-                c.catalogue));
+        c.batchPool();
         for (int n = 0; n < 20; n++) {
           String name = "existing-" + n;
           c.existingNode(
@@ -348,8 +334,8 @@ public enum ConstrainedClusters {
    * volumes. The same catalogue always gives the same input.
    */
   public SchedulingInput input(List<InstanceType> catalogue) {
-    Cluster cluster = new Cluster(catalogue);
-    build.accept(cluster, new PodFactory(PodMixes.SEED + ordinal()));
+    Cluster cluster = new Cluster(catalogue, new PodFactory(PodMixes.SEED + ordinal()));
+    build.accept(cluster, cluster.factory);
     if (cluster.pools.isEmpty()) {
       cluster.generalPool();
     }
@@ -367,10 +353,11 @@ public enum ConstrainedClusters {
     final List<Pod> pods = new ArrayList<>();
     final List<PersistentVolume> volumes = new ArrayList<>();
     final List<PersistentVolumeClaim> claims = new ArrayList<>();
-    private int created;
+    final PodFactory factory;
 
-    Cluster(List<InstanceType> catalogue) {
+    Cluster(List<InstanceType> catalogue, PodFactory factory) {
       this.catalogue = catalogue;
+      this.factory = factory;
     }
 
     /** The common default pool: on-demand, linux, amd64, c/m/r types of generation 5 or later. */
@@ -395,9 +382,20 @@ public enum ConstrainedClusters {
       nodes.add(new ExistingNode(name, labels, List.of(), allocatable, bound, true, "general"));
     }
 
+    /** The dedicated batch pool: weight 10, label {@code workload=batch}, taint {@code dedicated=batch:NoSchedule}, c and m types. */
+    void batchPool() {
+      pools.add(
+          pool(
+              "batch",
+              10,
+              Map.of("workload", "batch"),
+              List.of(new Taint("dedicated", "batch", Taint.Effect.NoSchedule)),
+              onDemand(Requirement.in(AwsLabels.INSTANCE_CATEGORY, "c", "m")),
+              catalogue));
+    }
+
     Pod.Builder pod(String app, Map<String, String> labels, Resources requests) {
-      String name = app + "-" + created++;
-      return Pod.builder().namespace("default").name(name).uid("uid-" + name).labels(labels).container(requests);
+      return factory.pod(app, labels, requests);
     }
 
     /** {@code replicas} pods labelled {@code app=<app>} of one shape, not yet built. */
