@@ -18,7 +18,8 @@ import sh.karpenter.core.scheduling.SchedulingResult;
  * @param planPerHour sum of the planned NodeClaims' prices
  * @param lowerBound the bound over the scheduled pods
  * @param singleTypeFleet an achievable reference plan for the same pods on the first NodePool (the
- *     cost clusters have one), computed in the same run
+ *     cost clusters have one), computed in the same run; null for the constrained clusters, whose
+ *     pods cannot all use one pool's types
  */
 record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet singleTypeFleet) {
 
@@ -28,13 +29,29 @@ record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet
   }
 
   static CostComparison of(SchedulingInput input, SchedulingResult result) {
+    LowerBound bound = SchedulingLowerBound.of(input, scheduled(result));
+    return new CostComparison(
+        planPerHour(result), bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
+  }
+
+  /**
+   * The plan's cost against the bound without the single-type fleet: for clusters of several
+   * NodePools, existing nodes or constrained pods. The bound ({@code SchedulingLowerBound}) honours
+   * taints, node selectors and the existing nodes' free capacity but relaxes topology, pod affinity,
+   * volumes and limits.
+   */
+  static CostComparison withoutFleet(SchedulingInput input, SchedulingResult result) {
+    return new CostComparison(planPerHour(result), SchedulingLowerBound.of(input, scheduled(result)), null);
+  }
+
+  /** The placed pods, on new NodeClaims and on existing nodes (whose free capacity the bound counts as free), as {@code karpenter plan} bounds them. */
+  private static List<Pod> scheduled(SchedulingResult result) {
     List<Pod> scheduled = new ArrayList<>();
     for (PlannedNodeClaim claim : result.newNodeClaims()) {
       scheduled.addAll(claim.pods());
     }
-    LowerBound bound = SchedulingLowerBound.of(input, scheduled);
-    return new CostComparison(
-        planPerHour(result), bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
+    result.existingNodePlacements().values().forEach(scheduled::addAll);
+    return scheduled;
   }
 
   /** A plan's hourly cost: the sum of its new NodeClaims' prices (each its cheapest offering). */

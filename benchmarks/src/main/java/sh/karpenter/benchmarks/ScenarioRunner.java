@@ -12,6 +12,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import sh.karpenter.benchmarks.workload.ConstrainedClusters;
 import sh.karpenter.benchmarks.workload.CostMix;
 import sh.karpenter.benchmarks.workload.PodMixes;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
@@ -33,6 +34,7 @@ import sh.karpenter.core.scheduling.SchedulingResult;
  * <pre>
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar sh.karpenter.benchmarks.ScenarioRunner [options]
  *   --all-sizes      every upstream size (1 .. 20,000 pods), and cost mixes of 10,000 pods too
+ *   --constrained    also the constrained clusters (constrained-*, issue 18), with their summary line
  *   --only REGEX     only scenarios whose whole name matches REGEX, e.g. diverse-5000 or 'cost-.*'
  *   --warmup N       fewest warm-up runs per scenario (default 3; warm-up also lasts at least 2 s)
  *   --runs N         measured runs per scenario (default 5)
@@ -51,6 +53,12 @@ public final class ScenarioRunner {
   private static final List<Integer> QUICK_COST_MIX = List.of(2000);
   private static final List<Integer> ALL_COST_MIX = List.of(2000, 10000);
   private static final int LARGE_PODS = 50_000;
+  /** Name prefix of the constrained clusters' scenarios, whose cost ratios are summarised. */
+  static final String CONSTRAINED_PREFIX = "constrained-";
+  /** Issue 18's goals for the constrained clusters' plan cost over the lower bound. */
+  static final double CONSTRAINED_MEDIAN_GOAL = 1.10;
+
+  static final double CONSTRAINED_WORST_GOAL = 1.25;
   /** The size the 50,000-pod case's time is compared with ({@link #scaling}). */
   private static final int SCALING_BASE_PODS = 5_000;
   /** At most this multiple of the 5,000-pod time for 10 times the pods (issue 18). */
@@ -109,12 +117,14 @@ public final class ScenarioRunner {
 
   public static void main(String[] args) {
     boolean allSizes = false;
+    boolean constrained = false;
     String only = ".*";
     int warmup = 3;
     int runs = 5;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--all-sizes" -> allSizes = true;
+        case "--constrained" -> constrained = true;
         case "--only" -> only = args[++i];
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -126,7 +136,7 @@ public final class ScenarioRunner {
     }
     SolveTimer timer = new SolveTimer(warmup, runs, BUDGET_NANOS);
     List<Scenario> scenarios = new ArrayList<>();
-    for (Scenario scenario : scenarios(allSizes)) {
+    for (Scenario scenario : scenarios(allSizes, constrained)) {
       if (scenario.name().matches(only)) {
         scenarios.add(scenario);
       }
@@ -134,7 +144,12 @@ public final class ScenarioRunner {
     run(scenarios, timer, System.out);
   }
 
-  static List<Scenario> scenarios(boolean allSizes) {
+  /**
+   * The scenarios to run: the diverse, anti-affinity, preference and cost groups at the quick or all
+   * sizes, then the 50,000-pod case; with {@code constrained}, the constrained clusters before it
+   * (they take longer than the default run should: 13 cases of a 2 s warm-up each at least).
+   */
+  static List<Scenario> scenarios(boolean allSizes, boolean constrained) {
     List<Scenario> scenarios = new ArrayList<>();
     for (int pods : allSizes ? ALL_DIVERSE : QUICK_DIVERSE) {
       scenarios.add(
@@ -170,6 +185,16 @@ public final class ScenarioRunner {
                 true));
       }
     }
+    if (constrained) {
+      for (ConstrainedClusters cluster : ConstrainedClusters.values()) {
+        scenarios.add(
+            new Scenario(
+                CONSTRAINED_PREFIX + cluster.label(),
+                () -> cluster.input(AwsCatalogue.INSTANCE_TYPES),
+                Optional.empty(),
+                true));
+      }
+    }
     scenarios.add(
         new Scenario(
             "diverse-" + LARGE_PODS,
@@ -196,10 +221,18 @@ public final class ScenarioRunner {
     out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
     List<String> verdicts = new ArrayList<>();
     Map<String, SortedMap<Integer, Outcome>> byMix = new LinkedHashMap<>();
+    Map<String, Double> constrainedRatios = new LinkedHashMap<>();
     for (Scenario scenario : scenarios) {
       SchedulingInput input = scenario.input().get();
       SolveTimer.Timing timing = timer.time(input);
-      CostComparison cost = scenario.costReport() ? CostComparison.of(input, timing.result()) : null;
+      boolean constrained = scenario.name().startsWith(CONSTRAINED_PREFIX);
+      CostComparison cost =
+          !scenario.costReport()
+              ? null
+              : constrained ? CostComparison.withoutFleet(input, timing.result()) : CostComparison.of(input, timing.result());
+      if (constrained) {
+        constrainedRatios.put(scenario.name().substring(CONSTRAINED_PREFIX.length()), cost.ratio());
+      }
       Outcome outcome = new Outcome(input.pendingPods().size(), timing, cost, false);
       String verdict = scenario.target().map(t -> t.verdict(outcome)).orElse("");
       if (!verdict.isEmpty()) {
@@ -216,8 +249,36 @@ public final class ScenarioRunner {
       scaling.forEach(line -> out.println("  " + line));
       out.println();
     }
+    if (!constrainedRatios.isEmpty()) {
+      String summary = constrainedSummary(constrainedRatios);
+      out.println(summary);
+      out.println();
+      verdicts.add(summary);
+    }
     out.println("Targets:");
     verdicts.forEach(v -> out.println("  " + v));
+  }
+
+  /**
+   * The constrained clusters' summary: the median and the worst plan / bound ratio (by case name,
+   * without the prefix), against issue 18's goals; the median of an even count is the mean of the
+   * middle two.
+   */
+  static String constrainedSummary(Map<String, Double> ratios) {
+    List<Double> sorted = ratios.values().stream().sorted().toList();
+    int n = sorted.size();
+    double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    Map.Entry<String, Double> worst = ratios.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow();
+    boolean met = median <= CONSTRAINED_MEDIAN_GOAL && worst.getValue() <= CONSTRAINED_WORST_GOAL;
+    return String.format(
+        Locale.ROOT,
+        "constrained cost/bound: median %.2f, worst %.2f (%s) (goal median <= %.2f, worst <= %.2f): %s",
+        median,
+        worst.getValue(),
+        worst.getKey(),
+        CONSTRAINED_MEDIAN_GOAL,
+        CONSTRAINED_WORST_GOAL,
+        met ? "met" : "MISSED");
   }
 
   /** A scenario's mix: its name without the trailing pod count ("diverse" of "diverse-5000"). */
@@ -297,18 +358,21 @@ public final class ScenarioRunner {
         CostComparison.planPerHour(result),
         cost == null
             ? " |  | "
-            : String.format(
-                Locale.ROOT,
-                "%.3f | %.3f | %.3f (%d x %s)",
-                cost.lowerBound().perHour(),
-                cost.ratio(),
-                cost.singleTypeFleet().perHour(),
-                cost.singleTypeFleet().nodes(),
-                cost.singleTypeFleet().instanceType()),
+            : cost.singleTypeFleet() == null
+                ? String.format(
+                    Locale.ROOT, "%.3f | %.3f | (bound: %s)", cost.lowerBound().perHour(), cost.ratio(), cost.lowerBound().method().label())
+                : String.format(
+                    Locale.ROOT,
+                    "%.3f | %.3f | %.3f (%d x %s)",
+                    cost.lowerBound().perHour(),
+                    cost.ratio(),
+                    cost.singleTypeFleet().perHour(),
+                    cost.singleTypeFleet().nodes(),
+                    cost.singleTypeFleet().instanceType()),
         verdict);
   }
 
-  /** The bundled AWS catalogue, loaded on first use (only the cost scenarios need it). */
+  /** The bundled AWS catalogue, loaded on first use (only the cost and constrained scenarios need it). */
   private static final class AwsCatalogue {
     static final List<InstanceType> INSTANCE_TYPES =
         InstanceTypeCatalog.aws().instanceTypes();

@@ -31,6 +31,11 @@ final class PodFactory {
     return choices.get(random.nextInt(choices.size()));
   }
 
+  /** A uniform int in [0, bound). */
+  int nextInt(int bound) {
+    return random.nextInt(bound);
+  }
+
   /** A uniform double in [0, 1). */
   double nextDouble() {
     return random.nextDouble();
