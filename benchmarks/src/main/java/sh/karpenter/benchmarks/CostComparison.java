@@ -1,10 +1,7 @@
 package sh.karpenter.benchmarks;
 
-import java.util.ArrayList;
-import java.util.List;
 import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.cost.SchedulingLowerBound;
-import sh.karpenter.core.pod.Pod;
 import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.scheduling.SchedulingResult;
@@ -29,7 +26,7 @@ record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet
   }
 
   static CostComparison of(SchedulingInput input, SchedulingResult result) {
-    LowerBound bound = SchedulingLowerBound.of(input, scheduled(result));
+    LowerBound bound = SchedulingLowerBound.of(input, result.placedPods());
     return new CostComparison(
         planPerHour(result), bound, SingleTypeFleet.cheapest(input.templates().getFirst(), input.pendingPods()));
   }
@@ -41,17 +38,7 @@ record CostComparison(double planPerHour, LowerBound lowerBound, SingleTypeFleet
    * volumes and limits.
    */
   static CostComparison withoutFleet(SchedulingInput input, SchedulingResult result) {
-    return new CostComparison(planPerHour(result), SchedulingLowerBound.of(input, scheduled(result)), null);
-  }
-
-  /** The placed pods, on new NodeClaims and on existing nodes (whose free capacity the bound counts as free), as {@code karpenter plan} bounds them. */
-  private static List<Pod> scheduled(SchedulingResult result) {
-    List<Pod> scheduled = new ArrayList<>();
-    for (PlannedNodeClaim claim : result.newNodeClaims()) {
-      scheduled.addAll(claim.pods());
-    }
-    result.existingNodePlacements().values().forEach(scheduled::addAll);
-    return scheduled;
+    return new CostComparison(planPerHour(result), SchedulingLowerBound.of(input, result.placedPods()), null);
   }
 
   /** A plan's hourly cost: the sum of its new NodeClaims' prices (each its cheapest offering). */

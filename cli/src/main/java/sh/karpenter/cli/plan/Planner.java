@@ -1,6 +1,5 @@
 package sh.karpenter.cli.plan;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
@@ -9,8 +8,6 @@ import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
 import sh.karpenter.controller.snapshot.SnapshotBuilder;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
-import sh.karpenter.core.pod.Pod;
-import sh.karpenter.core.scheduling.PlannedNodeClaim;
 import sh.karpenter.core.scheduling.Scheduler;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.scheduling.SchedulingInput;
@@ -77,17 +74,8 @@ public final class Planner {
     SchedulingResult result = new Scheduler(input).solve();
     long solveMillis = (System.nanoTime() - start) / 1_000_000;
     start = System.nanoTime();
-    LowerBound lowerBound = SchedulingLowerBound.of(input, placedPods(result));
+    LowerBound lowerBound = SchedulingLowerBound.of(input, result.placedPods());
     long boundMillis = (System.nanoTime() - start) / 1_000_000;
     return PlanReports.of(snapshot, result, lowerBound, solveMillis, boundMillis);
-  }
-
-  private static List<Pod> placedPods(SchedulingResult result) {
-    List<Pod> placed = new ArrayList<>();
-    for (PlannedNodeClaim claim : result.newNodeClaims()) {
-      placed.addAll(claim.pods());
-    }
-    result.existingNodePlacements().values().forEach(placed::addAll);
-    return placed;
   }
 }

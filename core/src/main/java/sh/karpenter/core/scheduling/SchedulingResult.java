@@ -1,5 +1,6 @@
 package sh.karpenter.core.scheduling;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import sh.karpenter.core.pod.Pod;
@@ -55,5 +56,15 @@ public record SchedulingResult(
   /** A result with nothing deferred. */
   public SchedulingResult(List<PlannedNodeClaim> newNodeClaims, Map<String, List<Pod>> existingNodePlacements, List<PodError> unschedulable) {
     this(newNodeClaims, existingNodePlacements, unschedulable, List.of());
+  }
+
+  /** Every placed pod: those on new NodeClaims (in plan order), then those on existing nodes. What a lower bound is taken over. */
+  public List<Pod> placedPods() {
+    List<Pod> placed = new ArrayList<>();
+    for (PlannedNodeClaim claim : newNodeClaims) {
+      placed.addAll(claim.pods());
+    }
+    existingNodePlacements.values().forEach(placed::addAll);
+    return placed;
   }
 }
