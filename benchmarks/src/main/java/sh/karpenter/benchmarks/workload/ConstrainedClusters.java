@@ -76,7 +76,7 @@ public enum ConstrainedClusters {
           c.deployment(app, 3 + (s % 3), f.pick(List.of(shape("1", "4Gi"), shape("2", "8Gi"), shape("500m", "2Gi"))))
               .forEach(p -> c.pods.add(p.requiredPodAntiAffinity(term(app, Labels.HOSTNAME)).build()));
         }
-        c.generic(f, "web", 300 - c.pods.size(), Shapes.WEB);
+        c.generic("web", 300 - c.pods.size(), Shapes.WEB);
       }),
   /**
    * 150 pods: fifteen three-replica leaders with required zone anti-affinity (one per zone) beside
@@ -89,7 +89,7 @@ public enum ConstrainedClusters {
           c.deployment(app, 3, f.pick(Shapes.SERVICE))
               .forEach(p -> c.pods.add(p.requiredPodAntiAffinity(term(app, Labels.ZONE)).build()));
         }
-        c.generic(f, "svc", 150 - c.pods.size(), Shapes.SERVICE);
+        c.generic("svc", 150 - c.pods.size(), Shapes.SERVICE);
       }),
   /**
    * 500 pods around running caches: three r5.2xlarge nodes (one per zone) run ten caches and two
@@ -119,7 +119,7 @@ public enum ConstrainedClusters {
         for (int n = 0; n < 3; n++) {
           c.existingNode("cache-node-" + n, n, "r5.2xlarge", Resources.builder().cpu("7910m").memory("61Gi").pods(58).build(), bound.get(n));
         }
-        c.generic(f, "web", 30, Shapes.WEB);
+        c.generic("web", 30, Shapes.WEB);
       }),
   /**
    * 1,000 pods over a general pool and a dedicated batch pool (taint {@code dedicated=batch:NoSchedule},
@@ -138,7 +138,7 @@ public enum ConstrainedClusters {
               .forEach(p -> c.pods.add(p.nodeSelector(Map.of("workload", "batch")).toleration(tolerateBatch).build()));
           batch += replicas;
         }
-        c.generic(f, "svc", 1000 - c.pods.size(), Shapes.SERVICE);
+        c.generic("svc", 1000 - c.pods.size(), Shapes.SERVICE);
       }),
   /**
    * 200 pods: 24 GPU pods ({@code nvidia.com/gpu} 1, 4 CPU, 16Gi) on a GPU pool tainted {@code
@@ -160,7 +160,7 @@ public enum ConstrainedClusters {
         for (int d = 0; d < 3; d++) {
           c.deployment("inference-" + d, 8, gpu).forEach(p -> c.pods.add(p.toleration(tolerateGpu).build()));
         }
-        c.generic(f, "svc", 200 - c.pods.size(), Shapes.SERVICE);
+        c.generic("svc", 200 - c.pods.size(), Shapes.SERVICE);
       }),
   /**
    * 1,000 pods on a pool allowing amd64 and arm64: half select arm64 (Graviton builds), a fifth
@@ -170,9 +170,9 @@ public enum ConstrainedClusters {
       (c, f) -> {
         c.pools.add(
             pool("general", 0, Map.of(), List.of(), onDemandAnyArch(), c.catalogue));
-        c.generic(f, "arm", 500, Shapes.SERVICE, Map.of(Labels.ARCH, "arm64"));
-        c.generic(f, "x86", 200, Shapes.SERVICE, Map.of(Labels.ARCH, "amd64"));
-        c.generic(f, "any", 300, Shapes.WEB);
+        c.generic("arm", 500, Shapes.SERVICE, Map.of(Labels.ARCH, "arm64"));
+        c.generic("x86", 200, Shapes.SERVICE, Map.of(Labels.ARCH, "amd64"));
+        c.generic("any", 300, Shapes.WEB);
       }),
   /**
    * 300 pods: 60 StatefulSet replicas, each with a claim bound to an EBS volume pinned to one zone
@@ -193,7 +193,7 @@ public enum ConstrainedClusters {
             c.pods.add(replica.persistentVolumeClaim(claim).build());
           }
         }
-        c.generic(f, "web", 300 - c.pods.size(), Shapes.WEB);
+        c.generic("web", 300 - c.pods.size(), Shapes.WEB);
       }),
   /**
    * 2,000 pods into a cluster that already runs 30 m5.2xlarge nodes (10 per zone), each with 3 to 10
@@ -210,7 +210,7 @@ public enum ConstrainedClusters {
           }
           c.existingNode(name, n, "m5.2xlarge", Resources.builder().cpu("7910m").memory("29Gi").pods(58).build(), bound);
         }
-        c.workloads(f, 2000, Shapes.SERVICE);
+        c.workloads(2000, Shapes.SERVICE);
       }),
   /**
    * 1,500 pods over three NodePools: a preferred compute pool (weight 100, c types, limit 64 CPU), a
@@ -222,7 +222,7 @@ public enum ConstrainedClusters {
         c.pools.add(pool("compute", 100, Map.of(), List.of(), onDemand(Requirement.in(AwsLabels.INSTANCE_CATEGORY, "c")), c.catalogue, "64"));
         c.pools.add(pool("standard", 50, Map.of(), List.of(), onDemand(Requirement.in(AwsLabels.INSTANCE_CATEGORY, "m")), c.catalogue, "200"));
         c.generalPool();
-        c.workloads(f, 1500, Shapes.SERVICE);
+        c.workloads(1500, Shapes.SERVICE);
       }),
   /**
    * 800 pods on a pool that requires at least five instance families among its c, m and r types
@@ -235,7 +235,7 @@ public enum ConstrainedClusters {
                 Requirement.in(AwsLabels.INSTANCE_CATEGORY, "c", "m", "r"),
                 Requirement.of(AwsLabels.INSTANCE_FAMILY, Operator.Exists, List.of(), 5));
         c.pools.add(pool("diverse", 0, Map.of(), List.of(), requirements, c.catalogue));
-        c.workloads(f, 800, Shapes.SERVICE);
+        c.workloads(800, Shapes.SERVICE);
       }),
   /**
    * 5,000 pods of everything at once: general, arm64-capable and dedicated batch pools, 20 existing
@@ -408,11 +408,11 @@ public enum ConstrainedClusters {
     }
 
     /** {@code count} unconstrained pods in Deployments of 1 to 30 replicas. */
-    void generic(PodFactory factory, String prefix, int count, List<Resources> shapes) {
-      generic(factory, prefix, count, shapes, Map.of());
+    void generic(String prefix, int count, List<Resources> shapes) {
+      generic(prefix, count, shapes, Map.of());
     }
 
-    void generic(PodFactory factory, String prefix, int count, List<Resources> shapes, Map<String, String> nodeSelector) {
+    void generic(String prefix, int count, List<Resources> shapes, Map<String, String> nodeSelector) {
       int target = pods.size() + count;
       int workload = 0;
       while (pods.size() < target) {
@@ -426,7 +426,7 @@ public enum ConstrainedClusters {
      * {@code count} pods as a typical cluster runs them: Deployments of 1 to 40 replicas, a third
      * with zone spread, a sixth with hostname spread, the rest unconstrained.
      */
-    void workloads(PodFactory factory, int count, List<Resources> shapes) {
+    void workloads(int count, List<Resources> shapes) {
       int workload = 0;
       while (pods.size() < count) {
         String app = "app-" + workload;

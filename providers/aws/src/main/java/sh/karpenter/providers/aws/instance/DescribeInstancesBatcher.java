@@ -2,9 +2,8 @@ package sh.karpenter.providers.aws.instance;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,7 +32,6 @@ public final class DescribeInstancesBatcher implements AutoCloseable {
 
   private final Function<DescribeInstancesRequest, DescribeInstancesResponse> api;
   private final Batcher<DescribeInstancesRequest, DescribeInstancesResponse> batcher;
-  private final ExecutorService singles = Executors.newVirtualThreadPerTaskExecutor();
 
   /** @param api DescribeInstances, e.g. {@code ec2::describeInstances} */
   public DescribeInstancesBatcher(Function<DescribeInstancesRequest, DescribeInstancesResponse> api, Batcher.Window window) {
@@ -60,12 +58,12 @@ public final class DescribeInstancesBatcher implements AutoCloseable {
   }
 
   private void run(List<Batcher.Call<DescribeInstancesRequest, DescribeInstancesResponse>> group) {
-    Set<String> ids = new LinkedHashSet<>();
-    group.forEach(call -> ids.add(call.input().instanceIds().get(0)));
+    Map<String, List<Batcher.Call<DescribeInstancesRequest, DescribeInstancesResponse>>> callsById = new LinkedHashMap<>();
+    group.forEach(call -> callsById.computeIfAbsent(call.input().instanceIds().get(0), id -> new ArrayList<>()).add(call));
     DescribeInstancesRequest first = group.get(0).input();
-    Map<String, DescribeInstancesResponse> found = new LinkedHashMap<>();
+    Map<String, DescribeInstancesResponse> found = new HashMap<>();
     try {
-      DescribeInstancesRequest merged = first.toBuilder().instanceIds(List.copyOf(ids)).nextToken(null).build();
+      DescribeInstancesRequest merged = first.toBuilder().instanceIds(List.copyOf(callsById.keySet())).nextToken(null).build();
       String token = null;
       do {
         DescribeInstancesResponse page = api.apply(token == null ? merged : merged.toBuilder().nextToken(token).build());
@@ -81,36 +79,23 @@ public final class DescribeInstancesBatcher implements AutoCloseable {
     } catch (SdkException e) {
       // fall through: every ID not found yet is asked alone below
     }
-    Set<String> missing = new HashSet<>(ids);
-    missing.removeAll(found.keySet());
-    List<java.util.concurrent.Future<?>> asked = new ArrayList<>();
-    for (String id : missing) {
-      asked.add(singles.submit(() -> {
-        List<Batcher.Call<DescribeInstancesRequest, DescribeInstancesResponse>> mine =
-            group.stream().filter(call -> id.equals(call.input().instanceIds().get(0))).toList();
-        try {
-          DescribeInstancesResponse alone = api.apply(first.toBuilder().instanceIds(id).nextToken(null).build());
-          mine.forEach(call -> call.result().complete(alone));
-        } catch (RuntimeException e) {
-          mine.forEach(call -> call.result().completeExceptionally(e));
+    // closing the executor waits for the one-by-one lookups, each of which completes its own callers
+    try (ExecutorService singles = Executors.newVirtualThreadPerTaskExecutor()) {
+      callsById.forEach((id, calls) -> {
+        DescribeInstancesResponse answer = found.get(id);
+        if (answer != null) {
+          calls.forEach(call -> call.result().complete(answer));
+          return;
         }
-      }));
-    }
-    for (Batcher.Call<DescribeInstancesRequest, DescribeInstancesResponse> call : group) {
-      DescribeInstancesResponse answer = found.get(call.input().instanceIds().get(0));
-      if (answer != null) {
-        call.result().complete(answer);
-      }
-    }
-    for (java.util.concurrent.Future<?> f : asked) {
-      try {
-        f.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (java.util.concurrent.ExecutionException e) {
-        // each task completes its own calls; nothing else to do
-      }
+        singles.execute(() -> {
+          try {
+            DescribeInstancesResponse alone = api.apply(first.toBuilder().instanceIds(id).nextToken(null).build());
+            calls.forEach(call -> call.result().complete(alone));
+          } catch (RuntimeException e) {
+            calls.forEach(call -> call.result().completeExceptionally(e));
+          }
+        });
+      });
     }
   }
 
@@ -118,6 +103,5 @@ public final class DescribeInstancesBatcher implements AutoCloseable {
   @Override
   public void close() {
     batcher.close();
-    singles.shutdown();
   }
 }
