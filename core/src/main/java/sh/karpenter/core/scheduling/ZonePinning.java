@@ -3,6 +3,7 @@ package sh.karpenter.core.scheduling;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import sh.karpenter.core.pod.PodAffinityTerm;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.topology.Topology;
@@ -54,6 +55,9 @@ final class ZonePinning {
    * @param claim the NodeClaim the pod would join
    */
   InFlightNodeClaim.Placement pin(InFlightNodeClaim claim, SchedulingPod pod, InFlightNodeClaim.Placement placement) {
+    if (!hasZonalTerm(pod)) {
+      return placement; // e.g. hostname anti-affinity: no term identities to look up on every join
+    }
     List<TopologyGroup> groups = topology.requiredAntiAffinityGroups(pod.pod);
     if (groups.isEmpty()) {
       return placement;
@@ -79,6 +83,16 @@ final class ZonePinning {
       }
     }
     return result;
+  }
+
+  /** Whether some required pod anti-affinity term of the pod is on a zone key. */
+  private static boolean hasZonalTerm(SchedulingPod pod) {
+    for (PodAffinityTerm term : pod.pod.requiredPodAntiAffinity()) {
+      if (ZONE_KEYS.contains(term.topologyKey())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private InFlightNodeClaim.Placement choose(
