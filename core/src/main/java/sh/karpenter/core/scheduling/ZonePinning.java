@@ -2,7 +2,11 @@ package sh.karpenter.core.scheduling;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import sh.karpenter.core.pod.PodAffinityTerm;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
@@ -36,6 +40,8 @@ final class ZonePinning {
   private final Topology topology;
   private final List<SchedulingPod> pods;
   private final boolean[] placed;
+  /** Per group of a zonal anti-affinity term, the pending pods it selects (filled as groups come up). */
+  private final Map<TopologyGroup, List<SchedulingPod>> selectedByGroup = new IdentityHashMap<>();
 
   /**
    * @param pods the pass's pending pods, by order
@@ -131,25 +137,41 @@ final class ZonePinning {
   private double[] demand(SchedulingPod pod, String key, List<String> zones, List<TopologyGroup> terms) {
     double[] demand = new double[zones.size()];
     boolean[] allows = new boolean[zones.size()];
-    for (SchedulingPod other : pods) {
-      if (other == pod || placed[other.order] || !selectedByAny(terms, other)) {
-        continue;
-      }
-      Requirement own = other.strictRequirements.has(key) ? other.strictRequirements.get(key) : null;
-      int allowed = 0;
-      for (int z = 0; z < zones.size(); z++) {
-        allows[z] = own == null || own.has(zones.get(z));
-        if (allows[z]) {
-          allowed++;
+    Set<SchedulingPod> counted = terms.size() > 1 ? Collections.newSetFromMap(new IdentityHashMap<>()) : null;
+    for (TopologyGroup term : terms) {
+      for (SchedulingPod other : selected(term)) {
+        if (other == pod || placed[other.order] || (counted != null && !counted.add(other))) {
+          continue;
         }
-      }
-      for (int z = 0; z < zones.size() && allowed > 0; z++) {
-        if (allows[z]) {
-          demand[z] += 1.0 / allowed;
+        Requirement own = other.strictRequirements.has(key) ? other.strictRequirements.get(key) : null;
+        int allowed = 0;
+        for (int z = 0; z < zones.size(); z++) {
+          allows[z] = own == null || own.has(zones.get(z));
+          if (allows[z]) {
+            allowed++;
+          }
+        }
+        for (int z = 0; z < zones.size() && allowed > 0; z++) {
+          if (allows[z]) {
+            demand[z] += 1.0 / allowed;
+          }
         }
       }
     }
     return demand;
+  }
+
+  /** The pending pods the group selects, in order (selection never changes during the pass). */
+  private List<SchedulingPod> selected(TopologyGroup group) {
+    return selectedByGroup.computeIfAbsent(group, g -> {
+      List<SchedulingPod> selected = new ArrayList<>();
+      for (SchedulingPod other : pods) {
+        if (g.selects(other.pod.namespace(), other.pod.labels())) {
+          selected.add(other);
+        }
+      }
+      return selected;
+    });
   }
 
   /** Less demand, then a lower price, then more options (demand and price compared with a tolerance). */
@@ -161,14 +183,5 @@ final class ZonePinning {
       return priceDelta < 0;
     }
     return optionsDelta > 0;
-  }
-
-  private static boolean selectedByAny(List<TopologyGroup> terms, SchedulingPod pod) {
-    for (TopologyGroup group : terms) {
-      if (group.selects(pod.pod.namespace(), pod.pod.labels())) {
-        return true;
-      }
-    }
-    return false;
   }
 }
