@@ -156,9 +156,6 @@ final class SchedulingPass {
     Topology result = new Topology(domains, input.namespaceLabels(), namespaces, allowUndefined, pendingUids);
     for (ExistingNode node : existing) {
       result.addNode(node.name(), node.labels(), node.taints(), node.pods());
-      // every existing node is a hostname domain, empty or not (upstream's NewExistingNode registers it):
-      // otherwise hostname anti-affinity could never use an empty node or an in-flight NodeClaim
-      result.register(Labels.HOSTNAME, node.labels().getOrDefault(Labels.HOSTNAME, node.name()));
     }
     for (SchedulingPod pod : pods) {
       result.update(pod.pod, pod.topologyConstraints());

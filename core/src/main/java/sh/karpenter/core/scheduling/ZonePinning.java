@@ -2,7 +2,12 @@ package sh.karpenter.core.scheduling;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import sh.karpenter.core.pod.PodAffinityTerm;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.topology.Topology;
@@ -35,6 +40,8 @@ final class ZonePinning {
   private final Topology topology;
   private final List<SchedulingPod> pods;
   private final boolean[] placed;
+  /** Per group of a zonal anti-affinity term, the pending pods it selects (filled as groups come up). */
+  private final Map<TopologyGroup, List<SchedulingPod>> selectedByGroup = new IdentityHashMap<>();
 
   /**
    * @param pods the pass's pending pods, by order
@@ -54,6 +61,9 @@ final class ZonePinning {
    * @param claim the NodeClaim the pod would join
    */
   InFlightNodeClaim.Placement pin(InFlightNodeClaim claim, SchedulingPod pod, InFlightNodeClaim.Placement placement) {
+    if (!hasZonalTerm(pod)) {
+      return placement; // e.g. hostname anti-affinity: no term identities to look up on every join
+    }
     List<TopologyGroup> groups = topology.requiredAntiAffinityGroups(pod.pod);
     if (groups.isEmpty()) {
       return placement;
@@ -79,6 +89,16 @@ final class ZonePinning {
       }
     }
     return result;
+  }
+
+  /** Whether some required pod anti-affinity term of the pod is on a zone key. */
+  private static boolean hasZonalTerm(SchedulingPod pod) {
+    for (PodAffinityTerm term : pod.pod.requiredPodAntiAffinity()) {
+      if (ZONE_KEYS.contains(term.topologyKey())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private InFlightNodeClaim.Placement choose(
@@ -117,25 +137,41 @@ final class ZonePinning {
   private double[] demand(SchedulingPod pod, String key, List<String> zones, List<TopologyGroup> terms) {
     double[] demand = new double[zones.size()];
     boolean[] allows = new boolean[zones.size()];
-    for (SchedulingPod other : pods) {
-      if (other == pod || placed[other.order] || !selectedByAny(terms, other)) {
-        continue;
-      }
-      Requirement own = other.strictRequirements.has(key) ? other.strictRequirements.get(key) : null;
-      int allowed = 0;
-      for (int z = 0; z < zones.size(); z++) {
-        allows[z] = own == null || own.has(zones.get(z));
-        if (allows[z]) {
-          allowed++;
+    Set<SchedulingPod> counted = terms.size() > 1 ? Collections.newSetFromMap(new IdentityHashMap<>()) : null;
+    for (TopologyGroup term : terms) {
+      for (SchedulingPod other : selected(term)) {
+        if (other == pod || placed[other.order] || (counted != null && !counted.add(other))) {
+          continue;
         }
-      }
-      for (int z = 0; z < zones.size() && allowed > 0; z++) {
-        if (allows[z]) {
-          demand[z] += 1.0 / allowed;
+        Requirement own = other.strictRequirements.has(key) ? other.strictRequirements.get(key) : null;
+        int allowed = 0;
+        for (int z = 0; z < zones.size(); z++) {
+          allows[z] = own == null || own.has(zones.get(z));
+          if (allows[z]) {
+            allowed++;
+          }
+        }
+        for (int z = 0; z < zones.size() && allowed > 0; z++) {
+          if (allows[z]) {
+            demand[z] += 1.0 / allowed;
+          }
         }
       }
     }
     return demand;
+  }
+
+  /** The pending pods the group selects, in order (selection never changes during the pass). */
+  private List<SchedulingPod> selected(TopologyGroup group) {
+    return selectedByGroup.computeIfAbsent(group, g -> {
+      List<SchedulingPod> selected = new ArrayList<>();
+      for (SchedulingPod other : pods) {
+        if (g.selects(other.pod.namespace(), other.pod.labels())) {
+          selected.add(other);
+        }
+      }
+      return selected;
+    });
   }
 
   /** Less demand, then a lower price, then more options (demand and price compared with a tolerance). */
@@ -147,14 +183,5 @@ final class ZonePinning {
       return priceDelta < 0;
     }
     return optionsDelta > 0;
-  }
-
-  private static boolean selectedByAny(List<TopologyGroup> terms, SchedulingPod pod) {
-    for (TopologyGroup group : terms) {
-      if (group.selects(pod.pod.namespace(), pod.pod.labels())) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -97,8 +97,10 @@ public final class Topology {
   }
 
   /**
-   * Adds the pods bound to an existing node: they count towards every group that selects them, and
-   * their required anti-affinity terms keep the pods they select out of the node's domains.
+   * Adds an existing node: its hostname becomes a domain, empty or not (upstream's {@code
+   * NewExistingNode} registers it; otherwise hostname anti-affinity could never use an empty node),
+   * and the pods bound to it count towards every group that selects them, their required
+   * anti-affinity terms keeping the pods they select out of the node's domains.
    */
   public void addNode(String nodeName, Map<String, String> labels, List<Taint> taints, List<Pod> pods) {
     Requirements node = nodeRequirements(nodeName, labels);
@@ -120,6 +122,7 @@ public final class Topology {
         }
       }
     }
+    register(Labels.HOSTNAME, domainOf(Labels.HOSTNAME, nodeName, labels));
   }
 
   /** The requirements an existing node offers: its labels, plus its name as hostname when unlabelled. */

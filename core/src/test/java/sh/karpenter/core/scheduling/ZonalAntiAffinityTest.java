@@ -191,6 +191,29 @@ class ZonalAntiAffinityTest {
   }
 
   @Test
+  @DisplayName("should count a pending pod that two of the terms keep out once when choosing the zone")
+  void podSelectedByTwoTermsCountsOnce() {
+    env.defaultNodePool();
+    Pod guard =
+        pod("2")
+            .requiredPodAntiAffinity(PodAffinityTerm.of(LabelSelector.of(Map.of("app", "a")), Labels.ZONE))
+            .requiredPodAntiAffinity(PodAffinityTerm.of(LabelSelector.of(Map.of("tier", "x")), Labels.ZONE))
+            .build();
+    List<Pod> pods = new ArrayList<>(List.of(guard));
+    // test-zone-1 is wanted by one pod both terms select; test-zone-2 by 1.5; test-zone-3 by 3.5:
+    // counted once, test-zone-1 is least wanted (counted twice, it would weigh 2 and test-zone-2 would win).
+    pods.add(pod("100m").labels(Map.of("app", "a", "tier", "x")).nodeSelector(Map.of(Labels.ZONE, "test-zone-1")).build());
+    pods.add(pod("100m").labels(Map.of("app", "a")).nodeSelector(Map.of(Labels.ZONE, "test-zone-2")).build());
+    pods.add(pod("100m").labels(Map.of("app", "a"))
+        .requiredNodeAffinityTerm(Requirements.of(req(Labels.ZONE, Operator.In, "test-zone-2", "test-zone-3"))).build());
+    for (int i = 0; i < 3; i++) {
+      pods.add(pod("100m").labels(Map.of("app", "a")).nodeSelector(Map.of(Labels.ZONE, "test-zone-3")).build());
+    }
+    env.provision(pods);
+    assertThat(pinnedZone(env.expectScheduled(guard))).isEqualTo("test-zone-1");
+  }
+
+  @Test
   @DisplayName("should leave the zone open, as upstream, when no other pending pod is kept out by the term")
   void loneReplicaStaysOpen() {
     env.defaultNodePool();
