@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -173,18 +174,18 @@ public final class DisruptionController {
       List<Command> commands = awaitingValidation;
       awaitingValidation = List.of();
       DisruptionInput fresh = input(view, now);
-      boolean started = false;
+      List<Command> valid = new ArrayList<>();
       for (Command command : commands) {
         Validation validation = decider.validate(command, fresh);
         if (validation.valid()) {
-          started |= carryOut(command, view);
+          valid.add(command);
         } else {
           LOG.atInfo().setMessage("abandoning a disruption command after validation").addKeyValue("method", command.method().label())
               .addKeyValue("reason", validation.reason()).log();
           metrics.disruption().failedValidation(command.method().consolidationType());
         }
       }
-      return Result.requeueAfter(started ? Duration.ZERO : POLL);
+      return valid.isEmpty() ? Result.requeueAfter(Duration.ZERO) : carryOut(valid, view);
     }
 
     Decision decision = decide(view, now);
@@ -196,41 +197,50 @@ public final class DisruptionController {
       validateAt = now.plus(VALIDATION_DELAY);
       return Result.requeueAfter(VALIDATION_DELAY);
     }
-    boolean started = false;
-    for (Command command : decision.commands()) {
-      started |= carryOut(command, view);
-    }
-    return Result.requeueAfter(started ? Duration.ZERO : POLL);
+    return carryOut(decision.commands(), view);
   }
 
   /**
-   * Hands a command to the queue, or in shadow mode reports a voluntary one instead. Returns whether
-   * it went to the queue; when nothing did, the loop waits {@link #POLL} rather than deciding the same
-   * commands again at once.
+   * Hands the commands to the queue and returns at once (another method may act next); in shadow mode
+   * reports the voluntary ones instead, and when nothing went to the queue waits {@link #POLL} rather
+   * than deciding the same commands again at once.
    */
-  private boolean carryOut(Command command, DisruptionView view) {
-    if (!shadowMode || command.method() == Method.REPAIR) {
-      queue.start(command);
-      return true;
+  private Result carryOut(List<Command> commands, DisruptionView view) {
+    boolean queued = false;
+    Map<String, DisruptionView.NodeView> byNodeClaim = null;
+    for (Command command : commands) {
+      if (!shadowMode || command.method() == Method.REPAIR) {
+        queue.start(command);
+        queued = true;
+        continue;
+      }
+      metrics.disruption().shadowDecision(command.decision(), command.reason().metricLabel(), command.method().consolidationType());
+      LOG.atInfo().setMessage("shadow mode: would disrupt node(s)").addKeyValue("method", command.method().label())
+          .addKeyValue("decision", command.decision()).addKeyValue("reason", command.reason().metricLabel())
+          .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
+          .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+      if (byNodeClaim == null) {
+        byNodeClaim = byNodeClaim(view);
+      }
+      for (var candidate : command.candidates()) {
+        DisruptionView.NodeView node = byNodeClaim.get(candidate.nodeClaimName());
+        if (node != null) {
+          events.shadow(node.object(), node.nodeClaim(), command);
+        }
+      }
     }
-    metrics.disruption().shadowDecision(command.decision(), command.reason().metricLabel(), command.method().consolidationType());
-    LOG.atInfo().setMessage("shadow mode: would disrupt node(s)").addKeyValue("method", command.method().label())
-        .addKeyValue("decision", command.decision()).addKeyValue("reason", command.reason().metricLabel())
-        .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
-        .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+    return Result.requeueAfter(queued ? Duration.ZERO : POLL);
+  }
+
+  /** The view's nodes that have a NodeClaim, by the NodeClaim's name. */
+  private static Map<String, DisruptionView.NodeView> byNodeClaim(DisruptionView view) {
     Map<String, DisruptionView.NodeView> byNodeClaim = new HashMap<>();
     for (DisruptionView.NodeView node : view.nodes()) {
       if (node.nodeClaim() != null) {
         byNodeClaim.put(node.nodeClaim().getMetadata().getName(), node);
       }
     }
-    for (var candidate : command.candidates()) {
-      DisruptionView.NodeView node = byNodeClaim.get(candidate.nodeClaimName());
-      if (node != null) {
-        events.shadow(node.object(), node.nodeClaim(), command);
-      }
-    }
-    return false;
+    return byNodeClaim;
   }
 
   private DisruptionInput input(DisruptionView view, Instant now) {
@@ -257,13 +267,10 @@ public final class DisruptionController {
     decision.moves().forEach(move -> disruption.consolidationMove(move.nodePoolName(), move.policy().apiName(), move.approved()));
 
     Map<String, DisruptionView.NodeView> byNode = new HashMap<>();
-    Map<String, DisruptionView.NodeView> byNodeClaim = new HashMap<>();
     for (DisruptionView.NodeView node : view.nodes()) {
       byNode.put(node.name(), node);
-      if (node.nodeClaim() != null) {
-        byNodeClaim.put(node.nodeClaim().getMetadata().getName(), node);
-      }
     }
+    Map<String, DisruptionView.NodeView> byNodeClaim = byNodeClaim(view);
     for (Blocked blocked : decision.blocked()) {
       DisruptionView.NodeView node = blocked.nodeName() != null ? byNode.get(blocked.nodeName()) : byNodeClaim.get(blocked.nodeClaimName());
       if (node != null) {

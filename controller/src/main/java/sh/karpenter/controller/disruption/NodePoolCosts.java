@@ -106,12 +106,14 @@ public final class NodePoolCosts implements AutoCloseable {
     for (NodeClaimTemplate template : cluster.templates()) {
       templates.put(template.nodePoolName(), template);
     }
-    for (Iterator<String> it = keys.keySet().iterator(); it.hasNext(); ) {
-      String pool = it.next();
-      if (!templates.containsKey(pool)) {
-        it.remove();
-        waiting.remove(pool);
-        metrics.cost().nodePoolGone(pool);
+    synchronized (keys) { // not between compute's look at the key and its publish
+      for (Iterator<String> it = keys.keySet().iterator(); it.hasNext(); ) {
+        String pool = it.next();
+        if (!templates.containsKey(pool)) {
+          it.remove();
+          waiting.remove(pool);
+          metrics.cost().nodePoolGone(pool);
+        }
       }
     }
     Map<String, List<ExistingNode>> nodes = new HashMap<>();
@@ -176,11 +178,13 @@ public final class NodePoolCosts implements AutoCloseable {
       keys.remove(pool, job.key()); // the next pass tries again
       return;
     }
-    // only the pool's latest input is published; a pool gone meanwhile stays gone
-    if (keys.get(pool) != job.key()) {
-      return;
+    // only the pool's latest input is published; a pool gone meanwhile (or while publishing) stays gone
+    synchronized (keys) {
+      if (keys.get(pool) != job.key()) {
+        return;
+      }
+      metrics.cost().nodePoolCost(pool, cost.currentPerHour(), cost.lowerBound().perHour(), cost.gapRatio());
     }
-    metrics.cost().nodePoolCost(pool, cost.currentPerHour(), cost.lowerBound().perHour(), cost.gapRatio());
     LOG.atDebug().setMessage("computed nodepool cost").addKeyValue("NodePool", pool)
         .addKeyValue("current", cost.currentPerHour()).addKeyValue("lowerBound", cost.lowerBound().perHour())
         .addKeyValue("gapRatio", cost.gapRatio()).addKeyValue("nodes", cost.nodes()).addKeyValue("unpricedNodes", cost.unpricedNodes())

@@ -75,10 +75,15 @@ class DisruptionControllerTest {
 
   private final FakeDecider decider = new FakeDecider();
   private int viewsRead;
-  private final DisruptionController controller = new DisruptionController(synced::get, () -> {
-    viewsRead++;
-    return view;
-  }, decider, queue, actions, events, metrics, clock, Options.defaults(), List.of(), NodePoolCosts.none());
+  private final DisruptionController controller = loop(Options.defaults());
+
+  /** A loop over {@link #view} (counting its reads) and {@link #decider}. */
+  private DisruptionController loop(Options options) {
+    return new DisruptionController(synced::get, () -> {
+      viewsRead++;
+      return view;
+    }, decider, queue, actions, events, metrics, clock, options, List.of(), NodePoolCosts.none());
+  }
 
   @AfterEach
   void close() {
@@ -173,7 +178,8 @@ class DisruptionControllerTest {
     controller.reconcile();
     clock.step(Duration.ofSeconds(15));
 
-    controller.reconcile();
+    // nothing left to start: the loop decides again at once
+    assertThat(controller.reconcile()).isEqualTo(Result.requeueAfter(Duration.ZERO));
 
     assertThat(queue.size()).isZero();
     assertThat(actions.calls).isEmpty();
@@ -196,10 +202,7 @@ class DisruptionControllerTest {
 
   /** The loop of {@link #controller} in shadow mode. */
   private DisruptionController shadowLoop() {
-    return new DisruptionController(synced::get, () -> {
-      viewsRead++;
-      return view;
-    }, decider, queue, actions, events, metrics, clock, Options.defaults().withDisruptionShadowMode(true), List.of(), NodePoolCosts.none());
+    return loop(Options.defaults().withDisruptionShadowMode(true));
   }
 
   @Test
