@@ -9,8 +9,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,11 +36,18 @@ import sh.karpenter.providers.aws.instance.InstanceProvider;
  * NodeClaims, as upstream does, so a NodeClaim that appears during a slow list still protects its
  * instance. The loop runs every {@link Settings#startupPeriod()} for its first {@value
  * #STARTUP_ROUNDS} successful rounds, then every {@link Settings#period()}.
+ *
+ * <p>The Nodes of a collected instance are looked up in the informer, which may not hold a Node created
+ * just before the round. So each collected provider ID is remembered for {@link #NODE_SWEEP} and every
+ * later round deletes the Nodes that have appeared for it (unless a NodeClaim now claims it); the
+ * instance itself is terminating by then and no longer listed.
  */
 public final class InstanceGarbageCollection implements OperatorExtension {
   public static final String NAME = "instance.garbagecollection";
   /** Successful rounds run at the start period before the loop slows down (upstream's 20). */
   public static final int STARTUP_ROUNDS = 20;
+  /** How long the Nodes of a collected instance are still swept on later rounds. */
+  public static final Duration NODE_SWEEP = Duration.ofMinutes(5);
   private static final Logger LOG = LoggerFactory.getLogger(InstanceGarbageCollection.class);
 
   /**
@@ -60,6 +71,8 @@ public final class InstanceGarbageCollection implements OperatorExtension {
   private final Settings settings;
   private final Clock clock;
   private int successfulRounds;
+  /** Provider IDs of collected instances, with when they were collected; only the loop's thread touches it. */
+  private final Map<String, Instant> collected = new LinkedHashMap<>();
 
   public InstanceGarbageCollection(InstanceProvider instances, Settings settings, Clock clock) {
     this.instances = instances;
@@ -72,22 +85,30 @@ public final class InstanceGarbageCollection implements OperatorExtension {
     KubernetesClient client = context.client();
     Informers informers = context.informers();
     context.loop(NAME, () -> reconcile(instances::listAws, () -> informers.nodeClaims().getStore().list(),
-        providerId -> NodeClaims.nodesFor(informers, providerId), client));
+        providerId -> NodeClaims.nodesFor(informers, providerId), instances::delete, name -> deleteNode(client, name)));
   }
 
   /** One round; the instances are listed first (see the class comment). */
   Result reconcile(Supplier<List<AwsInstance>> list, Supplier<Collection<NodeClaim>> nodeClaims,
-      java.util.function.Function<String, List<Node>> nodesFor, KubernetesClient client) {
+      Function<String, List<Node>> nodesFor, Consumer<String> terminate, Consumer<String> deleteNode) {
     List<AwsInstance> cloud = list.get();
-    List<AwsInstance> leaked = leaked(cloud, providerIds(nodeClaims.get()), clock.instant(), settings.minAge());
+    Set<String> claimed = providerIds(nodeClaims.get());
+    Instant now = clock.instant();
+    List<AwsInstance> leaked = leaked(cloud, claimed, now, settings.minAge());
     RuntimeException failure = null;
     for (AwsInstance instance : leaked) {
       try {
-        collect(instance, nodesFor.apply(instance.providerId()), client);
+        collect(instance, terminate);
       } catch (RuntimeException e) {
         LOG.error("garbage collecting instance {} failed: {}", instance.providerId(), e.getMessage());
         failure = failure == null ? e : failure;
       }
+    }
+    try {
+      sweepNodes(claimed, now, nodesFor, deleteNode);
+    } catch (RuntimeException e) {
+      LOG.error("deleting the Nodes of collected instances failed: {}", e.getMessage());
+      failure = failure == null ? e : failure;
     }
     if (failure != null) {
       throw failure;
@@ -125,21 +146,46 @@ public final class InstanceGarbageCollection implements OperatorExtension {
     return ids;
   }
 
-  private void collect(AwsInstance instance, List<Node> nodes, KubernetesClient client) {
+  private void collect(AwsInstance instance, Consumer<String> terminate) {
     try {
-      instances.delete(instance.providerId());
+      terminate.accept(instance.providerId());
     } catch (NodeClaimNotFoundException e) {
       return;
     }
     LOG.info("garbage collected instance {} ({}): no NodeClaim references it", instance.providerId(), instance.instanceType());
-    for (Node node : nodes) {
-      try {
-        client.nodes().withName(node.getMetadata().getName()).delete();
-        LOG.info("garbage collected node {} of instance {}", node.getMetadata().getName(), instance.providerId());
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 404) {
-          throw e;
+    collected.put(instance.providerId(), clock.instant());
+  }
+
+  /**
+   * Deletes the Nodes (not already being deleted) of the instances collected within {@link #NODE_SWEEP},
+   * this round's included, that no NodeClaim claims, and forgets the older ones.
+   */
+  private void sweepNodes(Set<String> claimed, Instant now, Function<String, List<Node>> nodesFor, Consumer<String> deleteNode) {
+    collected.values().removeIf(at -> Duration.between(at, now).compareTo(NODE_SWEEP) > 0);
+    for (String providerId : collected.keySet()) {
+      if (!claimed.contains(providerId)) {
+        for (Node node : nodesFor.apply(providerId)) {
+          if (node.getMetadata().getDeletionTimestamp() != null) {
+            continue;
+          }
+          deleteNode.accept(node.getMetadata().getName());
+          LOG.info("garbage collected node {} of instance {}", node.getMetadata().getName(), providerId);
         }
+      }
+    }
+  }
+
+  /** The provider IDs whose Nodes later rounds still delete. */
+  Set<String> collectedProviderIds() {
+    return Set.copyOf(collected.keySet());
+  }
+
+  private static void deleteNode(KubernetesClient client, String name) {
+    try {
+      client.nodes().withName(name).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
       }
     }
   }

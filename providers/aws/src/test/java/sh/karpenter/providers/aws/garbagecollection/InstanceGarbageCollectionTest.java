@@ -3,8 +3,12 @@ package sh.karpenter.providers.aws.garbagecollection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +64,47 @@ class InstanceGarbageCollectionTest {
   void nonPositivePeriodsAreRefused() {
     assertThatThrownBy(() -> new InstanceGarbageCollection.Settings(Duration.ZERO, Duration.ofMinutes(2), Duration.ofSeconds(30)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("periods must be positive");
+  }
+
+  @Test
+  void aNodeThatAppearsAfterItsInstanceWasCollectedIsDeletedOnALaterRound() {
+    InstanceGarbageCollection gc = new InstanceGarbageCollection(null, new InstanceGarbageCollection.Settings(
+        Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(5)), clock);
+    AwsInstance leaked = instance("i-1", "running", clock.instant());
+    clock.step(Duration.ofSeconds(6));
+    List<String> terminated = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    Map<String, List<Node>> informer = new HashMap<>();
+
+    gc.reconcile(() -> List.of(leaked), List::of, id -> informer.getOrDefault(id, List.of()), terminated::add, deleted::add);
+    assertThat(terminated).containsExactly(leaked.providerId());
+    assertThat(deleted).isEmpty();
+
+    informer.put(leaked.providerId(), List.of(node("i-1")));
+    clock.step(Duration.ofSeconds(1));
+    gc.reconcile(List::of, List::of, id -> informer.getOrDefault(id, List.of()), terminated::add, deleted::add);
+    assertThat(deleted).containsExactly("i-1");
+    assertThat(terminated).hasSize(1);
+
+    clock.step(InstanceGarbageCollection.NODE_SWEEP.plusSeconds(1));
+    gc.reconcile(List::of, List::of, id -> informer.getOrDefault(id, List.of()), terminated::add, deleted::add);
+    assertThat(gc.collectedProviderIds()).isEmpty();
+    assertThat(deleted).hasSize(1);
+  }
+
+  @Test
+  void aCollectedInstanceThatANodeClaimNowClaimsKeepsItsNode() {
+    InstanceGarbageCollection gc = new InstanceGarbageCollection(null, InstanceGarbageCollection.Settings.DEFAULT, clock);
+    AwsInstance leaked = instance("i-1", "running", clock.instant());
+    clock.step(Duration.ofMinutes(1));
+    List<String> deleted = new ArrayList<>();
+    gc.reconcile(() -> List.of(leaked), List::of, id -> List.of(), id -> { }, deleted::add);
+    gc.reconcile(List::of, () -> List.of(nodeClaim(leaked.providerId())), id -> List.of(node("i-1")), id -> { }, deleted::add);
+    assertThat(deleted).isEmpty();
+  }
+
+  private static Node node(String name) {
+    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
   }
 
   private static AwsInstance instance(String id, String state, Instant launched) {
