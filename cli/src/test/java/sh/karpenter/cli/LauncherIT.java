@@ -79,6 +79,15 @@ class LauncherIT {
     Run second = plan(cache, "cds");
     assertThat(json(second)).isEqualTo(expected);
     assertThat(list(cache)).containsExactly(jsa);
+
+    // A new archive for the same jar path (the jar was rebuilt) replaces the older one.
+    String name = jsa.getFileName().toString();
+    Path stale = cache.resolve(name.substring(0, name.indexOf('-')) + "-1.jsa");
+    Files.move(jsa, stale);
+    Run third = plan(cache, "cds");
+    assertThat(json(third)).isEqualTo(expected);
+    awaitFile(cache, ".jsa");
+    assertThat(list(cache)).containsExactly(jsa);
   }
 
   @Test
