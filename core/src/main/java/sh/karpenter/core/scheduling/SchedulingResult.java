@@ -58,13 +58,17 @@ public record SchedulingResult(
     this(newNodeClaims, existingNodePlacements, unschedulable, List.of());
   }
 
-  /** Every placed pod: those on new NodeClaims (in plan order), then those on existing nodes. What a lower bound is taken over. */
+  /**
+   * Every placed pod: those on new NodeClaims (in plan order), then those on existing nodes by node
+   * name (the map's own order changes from one JVM to the next). What a lower bound is taken over; the
+   * bound depends on this order, so it must be the same on every run.
+   */
   public List<Pod> placedPods() {
     List<Pod> placed = new ArrayList<>();
     for (PlannedNodeClaim claim : newNodeClaims) {
       placed.addAll(claim.pods());
     }
-    existingNodePlacements.values().forEach(placed::addAll);
+    existingNodePlacements.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> placed.addAll(e.getValue()));
     return placed;
   }
 }
