@@ -74,6 +74,8 @@ final class AwsE2EFixture implements AutoCloseable {
   final Ec2Client ec2;
   final AwsProvider aws;
   final Operator operator;
+  /** The operator's metrics, the controller client's request count included. */
+  final Metrics metrics;
   private final KubernetesClient controllerClient;
   private final ScheduledExecutorService kubelet;
   /** Registrations run here, several at once: each one is a few emulator and API server calls. */
@@ -125,8 +127,9 @@ final class AwsE2EFixture implements AutoCloseable {
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
-    controllerClient = ControllerClient.builder(client.getConfiguration(), 200, 300).build();
-    operator = new Operator(controllerClient, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),
+    metrics = new Metrics(new CollectorRegistry());
+    controllerClient = ControllerClient.builder(client.getConfiguration(), 200, 300, metrics.apiRequests()).build();
+    operator = new Operator(controllerClient, aws.cloudProvider(), options, Clock.systemUTC(), metrics,
         new TestingEventRecorder(), aws.extensions());
     operator.start();
     kubelet = Executors.newSingleThreadScheduledExecutor();
