@@ -261,7 +261,8 @@ public final class ControllerCommand implements Callable<Integer> {
     if (!aws.interruptionQueue.isBlank() && awsSettings == null) {
       LOG.warn("--interruption-queue {}: only the aws cloud provider reads an interruption queue; ignored", aws.interruptionQueue);
     }
-    try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst).build()) {
+    Metrics metrics = new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry);
+    try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst, metrics.apiRequests()).build()) {
       awaitApiServer(client, kube);
       Provider provider;
       try {
@@ -273,7 +274,7 @@ public final class ControllerCommand implements Callable<Integer> {
       }
       try (provider;
           Operator operator = new Operator(client, provider.cloudProvider(), options, Clock.systemUTC(),
-              new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry), new KubernetesEventRecorder(client, Clock.systemUTC()),
+              metrics, new KubernetesEventRecorder(client, Clock.systemUTC()),
               provider.extensions())) {
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
         try {
