@@ -27,14 +27,17 @@ import sh.karpenter.core.wellknown.Labels;
  * NodeClaim with its Node, NodePool, instance type, capacity type, hourly price when the catalogue
  * knows the offering, age, and why disruption leaves it alone, read from its {@code WhyNotDisrupted}
  * condition. A NodeClaim a command is disrupting shows {@code Disrupting} with its {@code
- * DisruptionReason}; one being deleted otherwise {@code Deleting}; one the disruption loop has not
- * judged yet (no controller, or not yet a pass) {@code Unknown}.
+ * DisruptionReason}; one being deleted otherwise {@code Deleting}; one not initialized {@code
+ * NotInitialized}; one the disruption loop has not judged yet (no controller, or not yet a pass)
+ * {@code Unknown}.
  */
 public final class DisruptionStatus {
   /** Shown for a NodeClaim a disruption command holds. */
   public static final String DISRUPTING = "Disrupting";
   /** Shown for a NodeClaim being deleted without a disruption command (expiration, a user, garbage collection). */
   public static final String DELETING = "Deleting";
+  /** Shown for a NodeClaim that is not initialized (the loop does not write this reason: the Initialized condition says it). */
+  public static final String NOT_INITIALIZED = "NotInitialized";
   /** Shown for a NodeClaim without a recorded reason. */
   public static final String UNKNOWN = "Unknown";
 
@@ -98,6 +101,9 @@ public final class DisruptionStatus {
     }
     if (claim.getMetadata().getDeletionTimestamp() != null) {
       return new String[] {DELETING, "nodeclaim is being deleted"};
+    }
+    if (!Conditions.isTrue(conditions, ConditionTypes.INITIALIZED)) {
+      return new String[] {NOT_INITIALIZED, "nodeclaim is not initialized"};
     }
     return new String[] {UNKNOWN, "no disruption decision recorded yet (is the controller running?)"};
   }

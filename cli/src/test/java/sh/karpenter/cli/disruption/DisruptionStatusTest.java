@@ -59,7 +59,8 @@ class DisruptionStatusTest {
             [{type: WhyNotDisrupted, status: "True", reason: DoNotDisrupt, message: "stale", lastTransitionTime: "2030-01-01T00:00:00Z"},
              {type: DisruptionReason, status: "True", reason: Underutilized, message: Underutilized, lastTransitionTime: "2030-01-01T00:00:00Z"}]"""),
         claim("c-claim", "c", "deletionTimestamp: \"2030-01-01T02:00:00Z\"", "[]"),
-        claim("d-claim", "d", "", "[]"),
+        claim("d-claim", "d", "", """
+            [{type: Initialized, status: "True", reason: Initialized, lastTransitionTime: "2030-01-01T00:00:00Z"}]"""),
         claim("in-flight", null, "", "[]"));
     List<Node> nodes = List.of(node("a", "us-east-1a"), node("b", "us-east-1b"), node("c", "elsewhere-1a"), node("d", "us-east-1a"));
 
@@ -67,7 +68,7 @@ class DisruptionStatusTest {
 
     assertThat(rows).extracting(DisruptionStatus.Row::nodeClaim).containsExactly("a-claim", "b-claim", "c-claim", "d-claim", "in-flight");
     assertThat(rows).extracting(DisruptionStatus.Row::reason)
-        .containsExactly("Disrupting", "PodDisruptionBudget", "Deleting", "Unknown", "Unknown");
+        .containsExactly("Disrupting", "PodDisruptionBudget", "Deleting", "Unknown", "NotInitialized");
     DisruptionStatus.Row b = rows.get(1);
     assertThat(b.message()).isEqualTo("pdb default/web prevents pod evictions of pod default/web-1");
     assertThat(b.price()).isEqualTo(0.096);

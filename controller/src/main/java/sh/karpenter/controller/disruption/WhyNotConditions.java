@@ -26,7 +26,8 @@ import sh.karpenter.core.disruption.WhyNot;
  * in step with the decisions: True with the node's one reason ({@link WhyNot#apiName()}) and its
  * message while the node is left alone, {@link WhyNot#SHADOW_MODE} for a node shadow mode would have
  * disrupted, and gone once a command takes the node (also while it is {@link WhyNot#BEING_DELETED} with
- * a {@code DisruptionReason}: a command's candidate, disrupted rather than left alone).
+ * a {@code DisruptionReason}: a command's candidate, disrupted rather than left alone). {@link
+ * WhyNot#NOT_INITIALIZED} is not written: the NodeClaim's {@code Initialized} condition says it.
  *
  * <p>A NodeClaim is written only when its reason or message changes: against what this loop last
  * wrote, or, for a NodeClaim it has not written yet (a new leader), against the condition it carries.
@@ -78,6 +79,11 @@ final class WhyNotConditions {
     }
     if (why == WhyNot.BEING_DELETED && disrupting(cached)) {
       why = null; // a command took it: disrupted, not left alone
+    }
+    if (why == WhyNot.NOT_INITIALIZED) {
+      // not written: a scale-up would write every new NodeClaim while the lifecycle writes it too;
+      // its Initialized condition says as much (karpenter disruption status reads it from there)
+      why = null;
     }
     String want = why == null ? null : key(why.apiName(), StatusConditions.truncate(message));
     String have = written.containsKey(nodeClaimName) ? written.get(nodeClaimName) : current(cached);

@@ -437,6 +437,15 @@ class DisruptionControllerTest {
   }
 
   @Test
+  void anUninitializedNodeClaimIsNotWritten() {
+    decider.decision = explaining(null, List.of(), new Undisrupted("node-a", "claim-a", "general", WhyNot.NOT_INITIALIZED, "nodeclaim claim-a is not initialized"));
+
+    controller.reconcile();
+
+    assertThat(actions.whyNotWrites).isEmpty();
+  }
+
+  @Test
   void aNewLeaderDoesNotRewriteAConditionTheNodeClaimAlreadyCarries() {
     view = new TestViews().add(node("node-a", "")).add(claim("claim-a", "node-a", "", """
         conditions:
