@@ -334,7 +334,7 @@ public final class ControllerCommand implements Callable<Integer> {
    * Why a request failed, for people: the HTTP status when the server answered, else what the
    * transport reported (the JDK client's exceptions often carry no message, only their type).
    */
-  private static String rootCause(KubernetesClientException e) {
+  static String rootCause(KubernetesClientException e) {
     if (e.getCode() > 0) {
       return "HTTP " + e.getCode() + (e.getStatus() != null && e.getStatus().getMessage() != null ? ": " + e.getStatus().getMessage() : "");
     }

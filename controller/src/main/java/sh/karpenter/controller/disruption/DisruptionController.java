@@ -47,7 +47,8 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
  * MultiNodeConsolidation → SingleNodeConsolidation) that produces any,
  * reports what it found (eligible nodes, allowed disruptions, Balanced scores, {@code
  * Unconsolidatable}, {@code DisruptionBlocked} and {@code NodeRepairBlocked} events) and hands the commands to the {@link
- * OrchestrationQueue}.
+ * OrchestrationQueue}. Each decision also keeps the managed NodeClaims' {@code WhyNotDisrupted}
+ * condition current ({@link WhyNotConditions}, docs/behaviour/disruption.md#why-not).
  *
  * <p>Emptiness and consolidation commands are validated first: the loop keeps them for the 15 s
  * {@code commandValidationDelay} (requeueing, never sleeping), then re-checks them against fresh
@@ -103,6 +104,7 @@ public final class DisruptionController {
   private final DisruptionOptions disruptionOptions;
   private final boolean shadowMode;
   private final NodePoolCosts costs;
+  private final WhyNotConditions whyNot;
 
   private List<Command> awaitingValidation = List.of();
   private Instant validateAt;
@@ -141,6 +143,7 @@ public final class DisruptionController {
     this.scheduler = options.scheduler();
     this.shadowMode = options.disruptionShadowMode();
     this.costs = costs;
+    this.whyNot = new WhyNotConditions(actions);
     if (shadowMode) {
       LOG.info("disruption shadow mode is on: voluntary disruption reports what it would do and acts on nothing");
     }
@@ -291,6 +294,7 @@ public final class DisruptionController {
         }
       }
     }
+    whyNot.publish(view, decision, shadowMode);
     if (decision.method() == Method.REPAIR) {
       for (Command command : decision.commands()) {
         for (var candidate : command.candidates()) {

@@ -48,10 +48,15 @@ public final class Disruption {
             case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(pass);
           };
       if (!commands.isEmpty()) {
-        return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
+        return decision(pass, method, commands, eligible);
       }
     }
-    return new Decision(null, List.of(), pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
+    return decision(pass, null, List.of(), eligible);
+  }
+
+  private static Decision decision(DisruptionPass pass, Method method, List<Command> commands, Map<Reason, Integer> eligible) {
+    return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves(),
+        LeftAlone.of(pass, method, commands));
   }
 
   /**
