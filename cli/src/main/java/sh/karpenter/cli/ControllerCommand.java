@@ -220,6 +220,15 @@ public final class ControllerCommand implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}.")
   boolean disruptionShadowMode;
 
+  @Option(names = "--disruption-repack-consolidation", defaultValue = "${env:DISRUPTION_REPACK_CONSOLIDATION:-false}",
+      description = "After upstream's consolidation methods, repack: drain several nodes onto the cluster and cheaper new nodes"
+          + " when the move pays back within --disruption-payback-horizon (not upstream's). Default: ${DEFAULT-VALUE}.")
+  boolean repackConsolidation;
+
+  @Option(names = "--disruption-payback-horizon", defaultValue = "${env:DISRUPTION_PAYBACK_HORIZON:-2h}",
+      description = "A repack move is taken only when its savings over this horizon exceed its disruption cost. Default: ${DEFAULT-VALUE}.")
+  String paybackHorizon;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -377,6 +386,7 @@ public final class ControllerCommand implements Callable<Integer> {
         .withLeaderElection(!disableLeaderElection, leaderElectionName, leaderElectionNamespace)
         .withPrebind(prebind)
         .withDisruptionShadowMode(disruptionShadowMode)
+        .withRepackConsolidation(repackConsolidation, duration("--disruption-payback-horizon", paybackHorizon))
         .withFeatureGates(gates, cpuRequests);
   }
 

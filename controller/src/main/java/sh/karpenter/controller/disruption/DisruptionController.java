@@ -81,7 +81,7 @@ public final class DisruptionController {
   static final String NODE_REPAIR_GATE = "NodeRepair";
   /** The methods whose commands are validated again after the delay. */
   static final Set<Method> VALIDATED =
-      EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION);
+      EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION, Method.REPACK_CONSOLIDATION);
 
   private static final Logger LOG = LoggerFactory.getLogger(DisruptionController.class);
 
@@ -153,7 +153,8 @@ public final class DisruptionController {
     }
     this.disruptionOptions =
         DisruptionOptions.defaults(clock).withSpotToSpotConsolidation(options.featureGates().getOrDefault("SpotToSpotConsolidation", false))
-            .withRepairPolicies(nodeRepair ? repairPolicies : List.of());
+            .withRepairPolicies(nodeRepair ? repairPolicies : List.of())
+            .withRepackConsolidation(options.repackConsolidation(), options.paybackHorizon());
   }
 
   /**
@@ -221,7 +222,8 @@ public final class DisruptionController {
       LOG.atInfo().setMessage("shadow mode: would disrupt node(s)").addKeyValue("method", command.method().label())
           .addKeyValue("decision", command.decision()).addKeyValue("reason", command.reason().metricLabel())
           .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
-          .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+          .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings())
+          .addKeyValue("payback", command.payback() == null ? null : command.payback().describe()).log();
       if (byNodeClaim == null) {
         byNodeClaim = byNodeClaim(view);
       }
@@ -305,7 +307,8 @@ public final class DisruptionController {
     }
     if (!decision.isEmpty()) {
       LOG.atInfo().setMessage("disruption decided").addKeyValue("method", decision.method().label())
-          .addKeyValue("commands", decision.commands().size()).log();
+          .addKeyValue("commands", decision.commands().size())
+          .addKeyValue("payback", decision.commands().stream().filter(c -> c.payback() != null).map(c -> c.payback().describe()).toList()).log();
     }
     return decision;
   }
