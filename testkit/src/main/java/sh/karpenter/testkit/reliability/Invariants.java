@@ -100,12 +100,12 @@ public final class Invariants implements AutoCloseable {
   private final long heapAtStart;
   private volatile long heapPeak;
 
-  private Invariants(KubernetesClient client, Clock clock) {
+  private Invariants(KubernetesClient client, String namespace, Clock clock) {
     this.client = client;
     this.clock = clock;
     this.heapAtStart = heapAfterGc();
-    this.pods = inform(client.pods().inAnyNamespace().runnableInformer(0), this::podChanged, this::podRemoved);
-    this.pdbs = inform(client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0), pdb -> { }, pdb -> { });
+    this.pods = inform(client.pods().inNamespace(namespace).runnableInformer(0), this::podChanged, this::podRemoved);
+    this.pdbs = inform(client.policy().v1().podDisruptionBudget().inNamespace(namespace).runnableInformer(0), pdb -> { }, pdb -> { });
     this.nodeClaims = inform(client.resources(NodeClaim.class).runnableInformer(0), this::nodeClaimChanged, claim -> checkBudgets());
     this.nodes = inform(client.nodes().runnableInformer(0), node -> checkBudgets(), node -> checkBudgets());
     this.nodePools = inform(client.resources(NodePool.class).runnableInformer(0), pool -> checkBudgets(), pool -> { });
@@ -123,9 +123,13 @@ public final class Invariants implements AutoCloseable {
     sampler.scheduleAtFixedRate(this::sampleHeap, 0, 1, TimeUnit.SECONDS);
   }
 
-  /** Starts watching through {@code client} (cluster scope); returns once its caches are synced. */
-  public static Invariants watch(KubernetesClient client) {
-    return new Invariants(client, Clock.systemUTC());
+  /**
+   * Starts watching through {@code client}: the pods and PodDisruptionBudgets of {@code namespace} (the
+   * test's, so that an earlier test's namespace still being cleaned up is not judged), NodeClaims, Nodes
+   * and NodePools cluster-wide. Returns once its caches are synced.
+   */
+  public static Invariants watch(KubernetesClient client, String namespace) {
+    return new Invariants(client, namespace, Clock.systemUTC());
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> informer, Consumer<T> changed, Consumer<T> removed) {

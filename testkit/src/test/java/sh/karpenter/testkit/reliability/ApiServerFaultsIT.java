@@ -36,7 +36,7 @@ class ApiServerFaultsIT {
 
   private void begin(KubernetesClient client, ControlPlane controlPlane) {
     scenario = track(new FaultScenario(client, controlPlane.client()));
-    invariants = track(Invariants.watch(controlPlane.client()));
+    invariants = track(Invariants.watch(controlPlane.client(), client.getNamespace()));
   }
 
   private ControllerProcess controller(KubernetesClient client) {

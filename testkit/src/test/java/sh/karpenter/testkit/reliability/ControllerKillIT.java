@@ -38,7 +38,7 @@ class ControllerKillIT {
 
   private void begin(KubernetesClient client, ControlPlane controlPlane) {
     scenario = track(new FaultScenario(client, controlPlane.client()));
-    invariants = track(Invariants.watch(controlPlane.client()));
+    invariants = track(Invariants.watch(controlPlane.client(), client.getNamespace()));
   }
 
   private ControllerProcess controller(KubernetesClient client, int holdLaunchesFrom) {
