@@ -286,6 +286,12 @@ public final class ControllerCommand implements Callable<Integer> {
               metrics, new KubernetesEventRecorder(client, Clock.systemUTC()),
               provider.extensions())) {
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
+        // A deposed leader ends at once, without waiting for in-flight reconciles (upstream exits too).
+        operator.onLeadershipLost(() -> {
+          err.println("error: lost leadership; exiting");
+          err.flush();
+          Runtime.getRuntime().halt(1);
+        });
         try {
           operator.start();
         } catch (UncheckedIOException e) {
