@@ -16,6 +16,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.provisioning.NodeClaimCreate;
 import sh.karpenter.controller.provisioning.NodeClaimFactory;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.NodeClaims;
@@ -92,7 +93,7 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
     if (pool == null) {
       throw new IllegalStateException("NodePool " + replacement.nodePoolName() + " of the replacement is gone");
     }
-    return client.resources(NodeClaim.class).resource(NodeClaimFactory.create(replacement, pool)).create();
+    return NodeClaimCreate.create(client, NodeClaimFactory.create(replacement, pool));
   }
 
   @Override

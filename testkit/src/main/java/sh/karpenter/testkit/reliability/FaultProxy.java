@@ -40,6 +40,9 @@ import javax.net.ssl.SSLContext;
  *       heals, then their connection is dropped, and open connections (watches) are cut;
  *   <li>{@link #cutConnections} drops every open connection, watches included, as an API server
  *       going away does;
+ *   <li>{@link #loseAnswers} lets the API server carry out the next {@code POST}s to a path but drops
+ *       their connection before the answer, as a connection reset after the write does: the client
+ *       cannot tell whether the object was created;
  *   <li>{@link #close} stops listening and drops everything: no request of the controller reaches the
  *       API server again, the network-side view of {@code kill -9}.
  * </ul>
@@ -64,6 +67,8 @@ public final class FaultProxy implements AutoCloseable {
   private volatile int throttleEvery;
   private volatile boolean partitioned;
   private volatile boolean closed;
+  private volatile String loseAnswersTo;
+  private final AtomicLong answersToLose = new AtomicLong();
 
   private FaultProxy(Config upstream) {
     this.upstream = upstream;
@@ -114,6 +119,16 @@ public final class FaultProxy implements AutoCloseable {
     if (cut) {
       cutConnections();
     }
+    return this;
+  }
+
+  /**
+   * The next {@code count} {@code POST}s whose path contains {@code pathPart} reach the API server,
+   * which carries them out, but the controller's connection is closed before it gets the answer.
+   */
+  public FaultProxy loseAnswers(String pathPart, int count) {
+    loseAnswersTo = pathPart;
+    answersToLose.set(count);
     return this;
   }
 
@@ -199,6 +214,12 @@ public final class FaultProxy implements AutoCloseable {
         if (MUTATING.contains(method)) {
           mutations.incrementAndGet();
         }
+        String lose = loseAnswersTo;
+        if (lose != null && method.equals("POST") && text.substring(0, text.indexOf('\r')).contains(lose)
+            && answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          forwardAndDropAnswer(head, body);
+          return;
+        }
         toApi.write(head);
         toApi.write(body);
         toApi.flush();
@@ -213,6 +234,16 @@ public final class FaultProxy implements AutoCloseable {
         sockets.remove(api);
         closeQuietly(api);
       }
+    }
+  }
+
+  /** Sends one request on a connection of its own and waits for the start of the answer, which nobody gets. */
+  private void forwardAndDropAnswer(byte[] head, byte[] body) throws IOException {
+    try (Socket api = tls.getSocketFactory().createSocket(upstreamUri.getHost(), upstreamUri.getPort())) {
+      api.getOutputStream().write(head);
+      api.getOutputStream().write(body);
+      api.getOutputStream().flush();
+      api.getInputStream().read(); // the API server has answered: the request was carried out
     }
   }
 

@@ -110,4 +110,18 @@ class ApiServerFaultsIT {
     assertThat(invariants.nodeClaimsSeen()).isEqualTo(5);
     assertThat(scenario.emptyNodes()).isEmpty();
   }
+
+  @Test
+  void aNodeClaimCreateWhoseAnswerIsLostMakesOneNodeClaim(KubernetesClient client, ControlPlane controlPlane) {
+    begin(client, controlPlane);
+    scenario.pool("{consolidateAfter: Never}");
+    ControllerProcess controller = controller(client);
+    // The API server creates the NodeClaim, the controller's connection drops before the answer: the
+    // client retries the POST.
+    controller.proxy.loseAnswers("/nodeclaims", 1);
+    scenario.deployment("lost", 1, "1", true);
+
+    invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
+    assertThat(invariants.nodeClaimsSeen()).isEqualTo(1);
+  }
 }
