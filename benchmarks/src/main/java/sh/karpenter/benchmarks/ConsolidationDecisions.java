@@ -19,6 +19,7 @@ import sh.karpenter.benchmarks.workload.CostMix;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.cost.SchedulingLowerBound;
+import sh.karpenter.core.disruption.Budgets;
 import sh.karpenter.core.disruption.Candidate;
 import sh.karpenter.core.disruption.Command;
 import sh.karpenter.core.disruption.ConsolidationPolicy;
@@ -27,6 +28,7 @@ import sh.karpenter.core.disruption.Disruption;
 import sh.karpenter.core.disruption.DisruptionInput;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.disruption.Method;
+import sh.karpenter.core.disruption.PodBlocker;
 import sh.karpenter.core.disruption.PoolPolicy;
 import sh.karpenter.core.disruption.StateNode;
 import sh.karpenter.core.instancetype.InstanceType;
@@ -54,11 +56,25 @@ import sh.karpenter.core.wellknown.Labels;
  * max), the commands by method, nodes removed and launched, savings per hour, and the cluster's hourly
  * cost before and after next to the proven lower bound for the same pods ({@link SchedulingLowerBound}).
  *
+ * <p>With {@code --repack} the decisions also run this project's repack consolidation
+ * (docs/behaviour/disruption.md#repack-consolidation) after upstream's methods; {@code --compare}
+ * runs every cluster twice, upstream's methods alone and then with repack. {@code --churn R} then
+ * plays a churn trace on the converged cluster: R rounds of deleting a random 20% of the pods, adding
+ * as many new ones (placed by a provisioning pass, new nodes as their cheapest type), and deciding
+ * again to convergence. Printed besides: nodes disrupted and pods evicted, and violations: commands
+ * taking more candidates of a pool than its budget leaves, or a candidate holding a pod that blocks
+ * eviction (PDB or {@code do-not-disrupt}) or annotated {@code do-not-disrupt}. 2% of the nodes hold
+ * such a blocking pod and 1% are annotated {@code do-not-disrupt}.
+ *
  * <pre>
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar sh.karpenter.benchmarks.ConsolidationDecisions [options]
  *   --nodes N[,N..]     cluster sizes (default 100,1000,5000)
  *   --max-loops N       loops per cluster at most (default 100)
  *   --time-limit S      seconds per cluster at most, counted in decisions (default 240)
+ *   --repack            repack consolidation on (after upstream's methods)
+ *   --compare           each cluster twice: upstream's methods alone, then with repack
+ *   --payback-horizon M repack's payback horizon in minutes (default 120)
+ *   --churn R           after convergence, R rounds of 20% pod churn, each decided to convergence
  *   --verbose           one line per loop: time, method, candidates, replacements, savings
  * </pre>
  */
@@ -68,6 +84,7 @@ public final class ConsolidationDecisions {
   private static final List<String> NODE_TYPES =
       List.of("m5.xlarge", "m5.2xlarge", "m5.4xlarge", "c5.2xlarge", "c5.4xlarge", "r5.xlarge", "r5.2xlarge");
   private static final long SEED = 7;
+  private static final double CHURN = 0.20;
 
   private static boolean verbose;
 
@@ -77,31 +94,54 @@ public final class ConsolidationDecisions {
     List<Integer> sizes = List.of(100, 1000, 5000);
     int maxLoops = 100;
     long timeLimitNanos = Duration.ofSeconds(240).toNanos();
+    List<Boolean> repackRuns = List.of(false);
+    Duration horizon = DisruptionOptions.DEFAULT_PAYBACK_HORIZON;
+    int churnRounds = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--nodes" -> sizes = Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
         case "--max-loops" -> maxLoops = Integer.parseInt(args[++i]);
         case "--time-limit" -> timeLimitNanos = Duration.ofSeconds(Long.parseLong(args[++i])).toNanos();
+        case "--repack" -> repackRuns = List.of(true);
+        case "--compare" -> repackRuns = List.of(false, true);
+        case "--payback-horizon" -> horizon = Duration.ofMinutes(Long.parseLong(args[++i]));
+        case "--churn" -> churnRounds = Integer.parseInt(args[++i]);
         case "--verbose" -> verbose = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (see the class javadoc)");
       }
     }
     List<InstanceType> catalogue = InstanceTypeCatalog.aws().instanceTypes();
     SchedulingInput template = BenchmarkClusters.onDemandLinux(catalogue, List.of());
-    System.out.println("# consolidation decisions: bundled AWS catalogue (" + catalogue.size() + " types), on-demand, one NodePool");
+    System.out.println("# consolidation decisions: bundled AWS catalogue (" + catalogue.size() + " types), on-demand, one NodePool"
+        + (repackRuns.contains(true) ? ", repack payback horizon " + horizon : ""));
     // JIT warm-up on a small cluster, not reported
-    run(new Cluster(template, 60, SEED + 1), 20, timeLimitNanos, false);
+    for (boolean repack : repackRuns) {
+      run(new Cluster(template, 60, SEED + 1, options(repack, horizon)), 20, timeLimitNanos, null);
+    }
     System.out.println(
-        "| nodes | pods | loops | decision s (first / median / max) | CPU s (median / max) | commands (multi/single/empty) | nodes removed / launched | savings $/h | cost $/h before -> after | lower bound $/h | after / bound |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+        "| nodes | methods | phase | pods | loops | decision s (first / median / max) | CPU s (median / max) | commands (multi/single/empty/repack) | nodes disrupted / launched | pods evicted | savings $/h | cost $/h before -> after | lower bound $/h | after / bound | violations |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (int size : sizes) {
-      run(new Cluster(template, size, SEED), maxLoops, timeLimitNanos, true);
+      for (boolean repack : repackRuns) {
+        Cluster cluster = new Cluster(template, size, SEED, options(repack, horizon));
+        String label = String.format(Locale.ROOT, "| %,d | %s |", size, repack ? "upstream + repack" : "upstream");
+        run(cluster, maxLoops, timeLimitNanos, label + " converge |");
+        Random churn = new Random(SEED + size);
+        for (int round = 1; round <= churnRounds; round++) {
+          cluster.churn(churn, round);
+          run(cluster, maxLoops, timeLimitNanos, label + " churn " + round + " |");
+        }
+      }
     }
   }
 
-  private static void run(Cluster cluster, int maxLoops, long timeLimitNanos, boolean report) {
+  private static DisruptionOptions options(boolean repack, Duration horizon) {
+    return DisruptionOptions.defaults(Clock.system(ZoneOffset.UTC)).withRepackConsolidation(repack, horizon);
+  }
+
+  /** Decides and applies to convergence (or the limits); prints a row after {@code label} unless it is null. */
+  private static void run(Cluster cluster, int maxLoops, long timeLimitNanos, String label) {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    int nodes = cluster.nodes.size();
     int pods = cluster.allPods().size();
     double before = cluster.cost();
     LowerBound bound = SchedulingLowerBound.of(BenchmarkClusters.onDemandLinux(cluster.template.templates().getFirst().instanceTypes(), cluster.allPods()), cluster.allPods());
@@ -110,6 +150,8 @@ public final class ConsolidationDecisions {
     Map<Method, Integer> commands = new HashMap<>();
     int removed = 0;
     int launched = 0;
+    int evicted = 0;
+    int violations = 0;
     double savings = 0;
     long spent = 0;
     for (int loop = 0; loop < maxLoops && spent < timeLimitNanos; loop++) {
@@ -121,7 +163,7 @@ public final class ConsolidationDecisions {
       wall.add(elapsed);
       cpu.add(threads.getCurrentThreadCpuTime() - cpuStart);
       spent += elapsed;
-      if (verbose && report) {
+      if (verbose && label != null) {
         System.out.printf(
             Locale.ROOT,
             "#   loop %d: %.3f s, %s%n",
@@ -133,21 +175,25 @@ public final class ConsolidationDecisions {
         break;
       }
       for (Command command : decision.commands()) {
+        violations += violations(input, command);
         commands.merge(command.method(), 1, Integer::sum);
         removed += command.candidates().size();
         launched += command.replacements().size();
+        for (Candidate candidate : command.candidates()) {
+          evicted += candidate.reschedulablePods().size();
+        }
         savings += command.savings();
         cluster.apply(command);
       }
     }
-    if (!report) {
+    if (label == null) {
       return;
     }
     double after = cluster.cost();
     System.out.printf(
         Locale.ROOT,
-        "| %,d | %,d | %d | %.2f / %.2f / %.2f | %.2f / %.2f | %d (%d/%d/%d) | %d / %d | %.2f | %.2f -> %.2f | %.2f | %.3f |%n",
-        nodes,
+        "%s %,d | %d | %.2f / %.2f / %.2f | %.2f / %.2f | %d (%d/%d/%d/%d) | %d / %d | %,d | %.2f | %.2f -> %.2f | %.2f | %.3f | %d |%n",
+        label,
         pods,
         wall.size(),
         wall.getFirst() / 1e9,
@@ -159,13 +205,36 @@ public final class ConsolidationDecisions {
         commands.getOrDefault(Method.MULTI_NODE_CONSOLIDATION, 0),
         commands.getOrDefault(Method.SINGLE_NODE_CONSOLIDATION, 0),
         commands.getOrDefault(Method.EMPTINESS, 0),
+        commands.getOrDefault(Method.REPACK_CONSOLIDATION, 0),
         removed,
         launched,
+        evicted,
         savings,
         before,
         after,
         bound.perHour(),
-        after / bound.perHour());
+        after / bound.perHour(),
+        violations);
+  }
+
+  /**
+   * Safety violations of a command: candidates of a pool beyond what its budget leaves for the reason,
+   * plus candidates holding a pod that blocks eviction or annotated do-not-disrupt.
+   */
+  private static int violations(DisruptionInput input, Command command) {
+    Map<String, Integer> remaining = Budgets.remaining(input, command.reason());
+    Map<String, Integer> taken = new HashMap<>();
+    int violations = 0;
+    for (Candidate candidate : command.candidates()) {
+      taken.merge(candidate.nodePoolName(), 1, Integer::sum);
+      if (!candidate.state().blockers().isEmpty() || candidate.state().doNotDisrupt()) {
+        violations++;
+      }
+    }
+    for (Map.Entry<String, Integer> pool : taken.entrySet()) {
+      violations += Math.max(0, pool.getValue() - remaining.getOrDefault(pool.getKey(), 0));
+    }
+    return violations;
   }
 
   /**
@@ -203,6 +272,10 @@ public final class ConsolidationDecisions {
     final InstanceType type;
     final Offering offering;
     final List<Pod> pods = new ArrayList<>();
+    /** The node holds a pod a PDB protects (allowing no disruption): it blocks voluntary disruption. */
+    boolean pdbBlocked;
+    /** The Node is annotated {@code karpenter.sh/do-not-disrupt}. */
+    boolean doNotDisrupt;
 
     Node(String name, InstanceType type, Offering offering) {
       this.name = name;
@@ -224,7 +297,14 @@ public final class ConsolidationDecisions {
     StateNode state() {
       return new StateNode(
           existing(), name, NOW.minus(Duration.ofDays(2)), NOW.minus(Duration.ofHours(1)), NOW.minus(Duration.ofDays(2)), Duration.ofHours(720),
-          true, null, true, false, false, false, false, false, false, pods, List.of(), null);
+          true, null, true, false, false, false, false, doNotDisrupt, false, pods, blockers(), null);
+    }
+
+    private List<PodBlocker> blockers() {
+      if (!pdbBlocked || pods.isEmpty()) {
+        return List.of();
+      }
+      return List.of(new PodBlocker(pods.getFirst().key(), "pdb default/guarded allows 0 disruptions"));
     }
   }
 
@@ -232,11 +312,13 @@ public final class ConsolidationDecisions {
   private static final class Cluster {
     final SchedulingInput template;
     final List<Node> nodes = new ArrayList<>();
+    private final DisruptionOptions options;
     private final Map<String, InstanceType> types = new HashMap<>();
     private int nextNode;
 
-    Cluster(SchedulingInput template, int size, long seed) {
+    Cluster(SchedulingInput template, int size, long seed, DisruptionOptions options) {
       this.template = template;
+      this.options = options;
       for (InstanceType type : template.templates().getFirst().instanceTypes()) {
         types.put(type.name(), type);
       }
@@ -260,8 +342,31 @@ public final class ConsolidationDecisions {
             queue.remove();
           }
         }
+        int guard = random.nextInt(100);
+        node.pdbBlocked = guard < 2;
+        node.doNotDisrupt = guard == 2;
         nodes.add(node);
       }
+    }
+
+    /**
+     * One round of churn: a random 20% of the pods go, as many new pods of the mix
+     * come and are placed by a provisioning pass (cost post-pass on), new nodes as their cheapest type.
+     */
+    void churn(Random random, int round) {
+      List<Pod> all = allPods();
+      int count = (int) Math.round(all.size() * CHURN);
+      Set<String> gone = new HashSet<>();
+      List<Pod> shuffled = new ArrayList<>(all);
+      java.util.Collections.shuffle(shuffled, random);
+      shuffled.subList(0, count).forEach(p -> gone.add(p.key()));
+      nodes.forEach(n -> n.pods.removeIf(p -> gone.contains(p.key())));
+      List<Pod> fresh = new ArrayList<>(count);
+      List<Pod> drawn = CostMix.MIXED.pods(count * 3);
+      for (int i = 0; i < count; i++) {
+        fresh.add(drawn.get(random.nextInt(drawn.size())).toBuilder().name("churn-" + round + "-" + i).build());
+      }
+      place(fresh, template.options(), List.of(), false);
     }
 
     private static Offering onDemand(InstanceType type, Random random) {
@@ -283,7 +388,7 @@ public final class ConsolidationDecisions {
       List<StateNode> states = new ArrayList<>(nodes.size());
       nodes.forEach(n -> states.add(n.state()));
       PoolPolicy pool = new PoolPolicy(POOL, ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of());
-      return new DisruptionInput(states, Map.of(POOL, pool), template, NOW, DisruptionOptions.defaults(Clock.system(ZoneOffset.UTC)));
+      return new DisruptionInput(states, Map.of(POOL, pool), template, NOW, options);
     }
 
     /**
@@ -299,6 +404,19 @@ public final class ConsolidationDecisions {
         moving.addAll(candidate.reschedulablePods());
       }
       nodes.removeIf(n -> gone.contains(n.name));
+      // repack consolidation simulates with the cost post-pass, upstream's methods without it
+      boolean repack = command.method() == Method.REPACK_CONSOLIDATION;
+      SchedulerOptions options =
+          template.options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(repack);
+      place(moving, options, command.replacements(), true);
+    }
+
+    /**
+     * Places pods with a scheduling pass over the nodes: onto existing nodes where it puts them, and
+     * onto new nodes, started as the cheapest type and offering of {@code replacements} (a command's,
+     * which the pass must match when {@code command}) or else of the pass's own NodeClaims.
+     */
+    private void place(List<Pod> pods, SchedulerOptions options, List<PlannedNodeClaim> replacements, boolean command) {
       Map<String, Node> byName = new HashMap<>();
       List<ExistingNode> existing = new ArrayList<>();
       for (Node node : nodes) {
@@ -306,21 +424,17 @@ public final class ConsolidationDecisions {
         existing.add(node.existing());
       }
       SchedulingResult result =
-          new Scheduler(
-                  new SchedulingInput(
-                      template.templates(), existing, moving, List.of(), null,
-                      template.options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(false)))
-              .solve();
-      if (!result.unschedulable().isEmpty() || result.newNodeClaims().size() != command.replacements().size()) {
-        throw new IllegalStateException("the command no longer matches a scheduling pass: " + command);
+          new Scheduler(new SchedulingInput(template.templates(), existing, pods, List.of(), null, options)).solve();
+      if (!result.unschedulable().isEmpty() || (command && result.newNodeClaims().size() != replacements.size())) {
+        throw new IllegalStateException("the command no longer matches a scheduling pass: " + result.newNodeClaims().size() + " new nodes, " + replacements);
       }
-      result.existingNodePlacements().forEach((name, pods) -> {
+      result.existingNodePlacements().forEach((name, placed) -> {
         Node node = byName.get(name);
-        pods.forEach(p -> node.pods.add(p.toBuilder().nodeName(node.name).build()));
+        placed.forEach(p -> node.pods.add(p.toBuilder().nodeName(node.name).build()));
       });
-      for (int i = 0; i < command.replacements().size(); i++) {
-        PlannedNodeClaim replacement = command.replacements().get(i);
-        Node node = new Node("node-" + nextNode++, replacement.cheapestInstanceType(), replacement.cheapestOffering());
+      for (int i = 0; i < result.newNodeClaims().size(); i++) {
+        PlannedNodeClaim planned = i < replacements.size() ? replacements.get(i) : result.newNodeClaims().get(i);
+        Node node = new Node("node-" + nextNode++, planned.cheapestInstanceType(), planned.cheapestOffering());
         result.newNodeClaims().get(i).pods().forEach(p -> node.pods.add(p.toBuilder().nodeName(node.name).build()));
         nodes.add(node);
       }

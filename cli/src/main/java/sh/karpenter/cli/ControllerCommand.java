@@ -220,6 +220,15 @@ public final class ControllerCommand implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}.")
   boolean disruptionShadowMode;
 
+  @Option(names = "--disruption-repack-consolidation", defaultValue = "${env:DISRUPTION_REPACK_CONSOLIDATION:-false}",
+      description = "After upstream's consolidation methods, repack: drain several nodes onto the cluster and cheaper new nodes"
+          + " when the move pays back within --disruption-payback-horizon (not upstream's). Default: ${DEFAULT-VALUE}.")
+  boolean repackConsolidation;
+
+  @Option(names = "--disruption-payback-horizon", defaultValue = "${env:DISRUPTION_PAYBACK_HORIZON:-2h}",
+      description = "A repack move is taken only when its savings over this horizon exceed its disruption cost. Default: ${DEFAULT-VALUE}.")
+  String paybackHorizon;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
@@ -261,7 +270,8 @@ public final class ControllerCommand implements Callable<Integer> {
     if (!aws.interruptionQueue.isBlank() && awsSettings == null) {
       LOG.warn("--interruption-queue {}: only the aws cloud provider reads an interruption queue; ignored", aws.interruptionQueue);
     }
-    try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst).build()) {
+    Metrics metrics = new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry);
+    try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst, metrics.apiRequests()).build()) {
       awaitApiServer(client, kube);
       Provider provider;
       try {
@@ -273,9 +283,15 @@ public final class ControllerCommand implements Callable<Integer> {
       }
       try (provider;
           Operator operator = new Operator(client, provider.cloudProvider(), options, Clock.systemUTC(),
-              new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry), new KubernetesEventRecorder(client, Clock.systemUTC()),
+              metrics, new KubernetesEventRecorder(client, Clock.systemUTC()),
               provider.extensions())) {
         Runtime.getRuntime().addShutdownHook(new Thread(operator::close, "karpenter-shutdown"));
+        // A deposed leader ends at once, without waiting for in-flight reconciles (upstream exits too).
+        operator.onLeadershipLost(() -> {
+          err.println("error: lost leadership; exiting");
+          err.flush();
+          Runtime.getRuntime().halt(1);
+        });
         try {
           operator.start();
         } catch (UncheckedIOException e) {
@@ -333,7 +349,7 @@ public final class ControllerCommand implements Callable<Integer> {
    * Why a request failed, for people: the HTTP status when the server answered, else what the
    * transport reported (the JDK client's exceptions often carry no message, only their type).
    */
-  private static String rootCause(KubernetesClientException e) {
+  static String rootCause(KubernetesClientException e) {
     if (e.getCode() > 0) {
       return "HTTP " + e.getCode() + (e.getStatus() != null && e.getStatus().getMessage() != null ? ": " + e.getStatus().getMessage() : "");
     }
@@ -376,6 +392,7 @@ public final class ControllerCommand implements Callable<Integer> {
         .withLeaderElection(!disableLeaderElection, leaderElectionName, leaderElectionNamespace)
         .withPrebind(prebind)
         .withDisruptionShadowMode(disruptionShadowMode)
+        .withRepackConsolidation(repackConsolidation, duration("--disruption-payback-horizon", paybackHorizon))
         .withFeatureGates(gates, cpuRequests);
   }
 

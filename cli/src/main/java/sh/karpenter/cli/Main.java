@@ -10,7 +10,8 @@ import sh.karpenter.cli.convert.ConvertCommand;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Just-in-time node autoscaler for Kubernetes (a Java implementation of Karpenter).",
-    subcommands = {VersionCommand.class, PlanCommand.class, ControllerCommand.class, ConvertCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class, PlanCommand.class, ControllerCommand.class, ConvertCommand.class, DisruptionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

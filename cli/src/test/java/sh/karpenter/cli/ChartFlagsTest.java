@@ -49,6 +49,8 @@ class ChartFlagsTest {
     everything.put("settings.minValuesPolicy", "BestEffort");
     everything.put("settings.prebind", "true");
     everything.put("settings.disruptionShadowMode", "true");
+    everything.put("settings.disruptionRepackConsolidation", "true");
+    everything.put("settings.disruptionPaybackHorizon", "30m");
     everything.put("settings.featureGates.spotToSpotConsolidation", "true");
     everything.put("settings.featureGates.nodeRepair", "true");
     everything.put("logLevel", "debug");

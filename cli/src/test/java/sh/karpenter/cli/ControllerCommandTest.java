@@ -41,6 +41,21 @@ class ControllerCommandTest {
     assertThat(options.featureGates()).containsEntry("ReservedCapacity", true).containsEntry("NodeRepair", false);
     assertThat(options.prebind()).isFalse();
     assertThat(options.disruptionShadowMode()).isFalse();
+    assertThat(options.repackConsolidation()).isFalse();
+    assertThat(options.paybackHorizon()).isEqualTo(Duration.ofHours(2));
+  }
+
+  @Test
+  void repackConsolidationAndItsPaybackHorizon() throws Exception {
+    Options options = options("--disruption-repack-consolidation", "--disruption-payback-horizon", "30m");
+    assertThat(options.repackConsolidation()).isTrue();
+    assertThat(options.paybackHorizon()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(run("controller", "--disruption-payback-horizon", "soon"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--disruption-payback-horizon").contains("soon"));
+    assertThat(run("controller", "--disruption-payback-horizon", "-1h"))
+        .satisfies(r -> assertThat(r.exit()).isEqualTo(2))
+        .satisfies(r -> assertThat(r.err()).contains("--disruption-payback-horizon must not be negative"));
   }
 
   @Test

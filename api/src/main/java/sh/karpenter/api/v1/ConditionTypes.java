@@ -23,6 +23,12 @@ public final class ConditionTypes {
    * here). The reason carries the phase: one of the {@code REBOOT_*} reasons below.
    */
   public static final String REBOOTING = "Rebooting";
+  /**
+   * Project-only, not an upstream type: why voluntary disruption leaves the node alone, True with a
+   * reason such as {@code PodDisruptionBudget} and a message naming the object
+   * (docs/behaviour/disruption.md#why-not). Removed when the node is disrupted.
+   */
+  public static final String WHY_NOT_DISRUPTED = "WhyNotDisrupted";
 
   // Reasons of the Rebooting condition, and Initialized's reason while a reboot runs
   public static final String REBOOT_REQUESTED = "RebootRequested";

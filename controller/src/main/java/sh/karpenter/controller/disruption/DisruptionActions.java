@@ -20,6 +20,12 @@ public interface DisruptionActions {
   /** Removes the taint and the condition again; objects that are gone are skipped. */
   void unmarkDisrupted(String nodeName, String nodeClaimName);
 
+  /**
+   * Sets the NodeClaim's {@code WhyNotDisrupted} condition to True with the reason and message, or
+   * removes it when {@code reason} is null; a NodeClaim that is gone is skipped.
+   */
+  void whyNotDisrupted(String nodeClaimName, String reason, String message);
+
   /** Creates the NodeClaim for a planned replacement and returns it as stored (with its generated name). */
   NodeClaim create(PlannedNodeClaim replacement);
 

@@ -47,7 +47,8 @@ import sh.karpenter.core.scheduling.SchedulerOptions;
  * MultiNodeConsolidation → SingleNodeConsolidation) that produces any,
  * reports what it found (eligible nodes, allowed disruptions, Balanced scores, {@code
  * Unconsolidatable}, {@code DisruptionBlocked} and {@code NodeRepairBlocked} events) and hands the commands to the {@link
- * OrchestrationQueue}.
+ * OrchestrationQueue}. Each decision also keeps the managed NodeClaims' {@code WhyNotDisrupted}
+ * condition current ({@link WhyNotConditions}, docs/behaviour/disruption.md#why-not).
  *
  * <p>Emptiness and consolidation commands are validated first: the loop keeps them for the 15 s
  * {@code commandValidationDelay} (requeueing, never sleeping), then re-checks them against fresh
@@ -80,7 +81,7 @@ public final class DisruptionController {
   static final String NODE_REPAIR_GATE = "NodeRepair";
   /** The methods whose commands are validated again after the delay. */
   static final Set<Method> VALIDATED =
-      EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION);
+      EnumSet.of(Method.EMPTINESS, Method.MULTI_NODE_CONSOLIDATION, Method.SINGLE_NODE_CONSOLIDATION, Method.REPACK_CONSOLIDATION);
 
   private static final Logger LOG = LoggerFactory.getLogger(DisruptionController.class);
 
@@ -103,6 +104,7 @@ public final class DisruptionController {
   private final DisruptionOptions disruptionOptions;
   private final boolean shadowMode;
   private final NodePoolCosts costs;
+  private final WhyNotConditions whyNot;
 
   private List<Command> awaitingValidation = List.of();
   private Instant validateAt;
@@ -141,6 +143,7 @@ public final class DisruptionController {
     this.scheduler = options.scheduler();
     this.shadowMode = options.disruptionShadowMode();
     this.costs = costs;
+    this.whyNot = new WhyNotConditions(actions);
     if (shadowMode) {
       LOG.info("disruption shadow mode is on: voluntary disruption reports what it would do and acts on nothing");
     }
@@ -150,7 +153,8 @@ public final class DisruptionController {
     }
     this.disruptionOptions =
         DisruptionOptions.defaults(clock).withSpotToSpotConsolidation(options.featureGates().getOrDefault("SpotToSpotConsolidation", false))
-            .withRepairPolicies(nodeRepair ? repairPolicies : List.of());
+            .withRepairPolicies(nodeRepair ? repairPolicies : List.of())
+            .withRepackConsolidation(options.repackConsolidation(), options.paybackHorizon());
   }
 
   /**
@@ -218,7 +222,8 @@ public final class DisruptionController {
       LOG.atInfo().setMessage("shadow mode: would disrupt node(s)").addKeyValue("method", command.method().label())
           .addKeyValue("decision", command.decision()).addKeyValue("reason", command.reason().metricLabel())
           .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
-          .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+          .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings())
+          .addKeyValue("payback", command.payback() == null ? null : command.payback().describe()).log();
       if (byNodeClaim == null) {
         byNodeClaim = byNodeClaim(view);
       }
@@ -291,6 +296,7 @@ public final class DisruptionController {
         }
       }
     }
+    whyNot.publish(view, decision, shadowMode);
     if (decision.method() == Method.REPAIR) {
       for (Command command : decision.commands()) {
         for (var candidate : command.candidates()) {
@@ -301,7 +307,8 @@ public final class DisruptionController {
     }
     if (!decision.isEmpty()) {
       LOG.atInfo().setMessage("disruption decided").addKeyValue("method", decision.method().label())
-          .addKeyValue("commands", decision.commands().size()).log();
+          .addKeyValue("commands", decision.commands().size())
+          .addKeyValue("payback", decision.commands().stream().filter(c -> c.payback() != null).map(c -> c.payback().describe()).toList()).log();
     }
     return decision;
   }

@@ -92,7 +92,7 @@ final class DisruptionEvents {
   /**
    * {@code DisruptionShadow} on a candidate's Node and NodeClaim: what the command would do and why,
    * e.g. {@code Shadow mode: would delete via emptiness (reason Empty): nodeclaim(s) a, b}, with the
-   * replacements and savings of a replace.
+   * replacements and savings of a replace, and a repack move's payback.
    */
   void shadow(HasMetadata node, HasMetadata nodeClaim, Command command) {
     StringBuilder message = new StringBuilder("Shadow mode: would ").append(command.decision()).append(" via ")
@@ -103,6 +103,9 @@ final class DisruptionEvents {
     }
     if (command.savings() > 0) {
       message.append(String.format(Locale.ROOT, "; saving %.4f/h", command.savings()));
+    }
+    if (command.payback() != null) {
+      message.append("; ").append(command.payback().describe());
     }
     normal(node, SHADOW, message.toString(), EventRecorder.DEFAULT_DEDUPE);
     normal(nodeClaim, SHADOW, message.toString(), EventRecorder.DEFAULT_DEDUPE);

@@ -16,6 +16,7 @@ import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.metrics.Metrics;
+import sh.karpenter.controller.provisioning.NodeClaimCreate;
 import sh.karpenter.controller.provisioning.NodeClaimFactory;
 import sh.karpenter.controller.runtime.Informers;
 import sh.karpenter.controller.runtime.NodeClaims;
@@ -63,6 +64,27 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
   }
 
   @Override
+  public void whyNotDisrupted(String nodeClaimName, String reason, String message) {
+    OptimisticWrites.retryOnConflict(() -> {
+      NodeClaim claim = NodeClaims.fresh(client, nodeClaimName);
+      if (claim == null) {
+        return;
+      }
+      List<Condition> before = claim.getStatus() == null ? null : claim.getStatus().getConditions();
+      var existing = Conditions.get(before, ConditionTypes.WHY_NOT_DISRUPTED);
+      if (reason == null ? existing.isEmpty()
+          : existing.isPresent() && reason.equals(existing.get().getReason()) && message.equals(existing.get().getMessage())) {
+        return;
+      }
+      Instant now = clock.instant();
+      List<Condition> after = reason == null
+          ? Conditions.clear(before, ConditionTypes.WHY_NOT_DISRUPTED)
+          : Conditions.set(before, ConditionTypes.WHY_NOT_DISRUPTED, Conditions.TRUE, reason, message, now, claim.getMetadata().getGeneration());
+      StatusConditions.write(client, metrics, claim, after, now);
+    });
+  }
+
+  @Override
   public NodeClaim create(PlannedNodeClaim replacement) {
     NodePool pool = informers.nodePools().getStore().getByKey(replacement.nodePoolName());
     if (pool == null) {
@@ -71,7 +93,7 @@ public final class KubernetesDisruptionActions implements DisruptionActions {
     if (pool == null) {
       throw new IllegalStateException("NodePool " + replacement.nodePoolName() + " of the replacement is gone");
     }
-    return client.resources(NodeClaim.class).resource(NodeClaimFactory.create(replacement, pool)).create();
+    return NodeClaimCreate.create(client, NodeClaimFactory.create(replacement, pool));
   }
 
   @Override

@@ -147,7 +147,8 @@ public final class OrchestrationQueue {
         .addKeyValue("reason", command.reason().metricLabel())
         .addKeyValue("disrupted-node-count", command.candidates().size())
         .addKeyValue("NodeClaims", command.candidates().stream().map(c -> LogValues.ref(c.nodeClaimName())).toList())
-        .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings()).log();
+        .addKeyValue("replacement-node-count", command.replacements().size()).addKeyValue("savings", command.savings())
+        .addKeyValue("payback", command.payback() == null ? null : command.payback().describe()).log();
 
     List<Target> marked = new ArrayList<>();
     boolean markingFailed = false;

@@ -100,6 +100,7 @@ public class Metrics {
   private final ControllerRuntimeMetrics controllerRuntime;
   private final RepairMetrics repair;
   private final CostMetrics cost;
+  private final ApiRequestMetrics apiRequests;
 
   /** The status-condition families of one object kind. */
   private record ConditionFamilies(Counter transitions, Histogram transitionSeconds) {}
@@ -207,6 +208,7 @@ public class Metrics {
     disruption = new DisruptionMetrics(registry);
     repair = new RepairMetrics(registry);
     cost = new CostMetrics(registry);
+    apiRequests = new ApiRequestMetrics(registry);
   }
 
   private Metrics() {
@@ -232,6 +234,7 @@ public class Metrics {
     disruption = new DisruptionMetrics(null);
     repair = new RepairMetrics(null);
     cost = new CostMetrics(null);
+    apiRequests = new ApiRequestMetrics(null);
   }
 
   /**
@@ -268,6 +271,14 @@ public class Metrics {
   /** The project-only NodePool cost-gap families ({@code karpenter_nodepools_cost_*}). */
   public CostMetrics cost() {
     return cost;
+  }
+
+  /**
+   * The project-only API load family ({@code karpenter_kube_client_requests_total}); give it to
+   * {@code ControllerClient.builder} so that the controller's client feeds it.
+   */
+  public ApiRequestMetrics apiRequests() {
+    return apiRequests;
   }
 
   /** The disruption and termination families (decisions, budgets, evictions, drains). */

@@ -89,6 +89,7 @@ public final class Operator implements AutoCloseable {
   private final HealthServer healthServer;
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile boolean leadershipLost;
+  private volatile Runnable onLeadershipLost = () -> { };
   private volatile boolean closed;
 
   /** An operator with its own metrics registry (the default Prometheus registry). */
@@ -315,7 +316,18 @@ public final class Operator implements AutoCloseable {
   private void leadershipLost() {
     LOG.error("lost leadership; stopping");
     leadershipLost = true;
+    onLeadershipLost.run();
     close();
+  }
+
+  /**
+   * Runs {@code action} as soon as leadership is lost, before {@link #close()} waits for in-flight
+   * work. {@code karpenter controller} ends its process there, as upstream's does: reconciles blocked
+   * on a partitioned API server would otherwise resume once it heals and act beside the new leader
+   * (RELIABILITY.md, "A deposed leader keeps acting").
+   */
+  public void onLeadershipLost(Runnable action) {
+    onLeadershipLost = action;
   }
 
   /** Ready once the informer caches are synced. */

@@ -272,7 +272,7 @@ public final class Provisioner {
     }
     try {
       NodeClaim claim = NodeClaimFactory.create(plan, pool);
-      NodeClaim created = client.resources(NodeClaim.class).resource(claim).create();
+      NodeClaim created = NodeClaimCreate.create(client, claim);
       LOG.atInfo().setMessage("created nodeclaim").addKeyValue("NodePool", LogValues.ref(plan.nodePoolName()))
           .addKeyValue("NodeClaim", LogValues.ref(created.getMetadata().getName())).addKeyValue("requests", plan.requests().toQuantities())
           .addKeyValue("instance-types", describeTypes(plan)).addKeyValue("pods", plan.pods().size()).log();

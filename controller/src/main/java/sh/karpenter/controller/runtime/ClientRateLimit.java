@@ -1,6 +1,5 @@
 package sh.karpenter.controller.runtime;
 
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
@@ -47,16 +46,14 @@ public final class ClientRateLimit implements Interceptor {
   static final int DEFAULT_BURST = 10;
 
   /**
-   * {@code builder} with every request of the client it builds limited to {@code qps} and {@code
-   * burst} ({@code --kube-client-qps}, {@code --kube-client-burst}, with client-go's meaning of 0 and
-   * of a negative QPS).
+   * The limit of {@code --kube-client-qps} and {@code --kube-client-burst}, with client-go's meaning
+   * of 0; empty for a negative QPS (no limit).
    */
-  public static KubernetesClientBuilder limit(KubernetesClientBuilder builder, int qps, int burst) {
+  public static java.util.Optional<ClientRateLimit> of(int qps, int burst) {
     if (qps < 0) {
-      return builder;
+      return java.util.Optional.empty();
     }
-    ClientRateLimit limit = new ClientRateLimit(qps == 0 ? DEFAULT_QPS : qps, burst <= 0 ? DEFAULT_BURST : burst);
-    return builder.withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor(NAME, limit));
+    return java.util.Optional.of(new ClientRateLimit(qps == 0 ? DEFAULT_QPS : qps, burst <= 0 ? DEFAULT_BURST : burst));
   }
 
   /** Takes a token for the request, and waits until it is due. */

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 /**
  * How the controller talks to the API server: the client-side rate limit ({@link ClientRateLimit}),
- * three retries of a failed request, and HTTP/1.1.
+ * optionally a count of its requests ({@link ApiRequests}), three retries of a failed request, and HTTP/1.1.
  *
  * <p>Why HTTP/1.1: the API server allows 100 concurrent streams on one HTTP/2 connection, and the
  * JDK's HTTP client, unlike Go's, fails a request beyond that ("too many concurrent streams") instead
@@ -22,7 +22,22 @@ public final class ControllerClient {
 
   /** A builder of the controller's client on {@code config} (not changed), limited to {@code qps} and {@code burst}. */
   public static KubernetesClientBuilder builder(Config config, int qps, int burst) {
+    return builder(config, qps, burst, ApiRequestObserver.NOOP);
+  }
+
+  /**
+   * {@link #builder(Config, int, int)} whose client also tells {@code requests} about every request it
+   * sends ({@link ApiRequests}; the metrics' {@code apiRequests()}).
+   */
+  public static KubernetesClientBuilder builder(Config config, int qps, int burst, ApiRequestObserver requests) {
     Config controller = new ConfigBuilder(config).withHttp2Disable(true).withRequestRetryBackoffLimit(RETRIES).build();
-    return ClientRateLimit.limit(new KubernetesClientBuilder().withConfig(controller), qps, burst);
+    var limit = ClientRateLimit.of(qps, burst);
+    // one consumer: the builder keeps only the last one it is given
+    return new KubernetesClientBuilder().withConfig(controller).withHttpClientBuilderConsumer(http -> {
+      limit.ifPresent(l -> http.addOrReplaceInterceptor(ClientRateLimit.NAME, l));
+      if (requests != ApiRequestObserver.NOOP) {
+        http.addOrReplaceInterceptor(ApiRequests.NAME, new ApiRequests(requests));
+      }
+    });
   }
 }

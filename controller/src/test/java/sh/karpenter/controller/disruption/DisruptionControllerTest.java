@@ -35,6 +35,8 @@ import sh.karpenter.core.disruption.Method;
 import sh.karpenter.core.disruption.Reason;
 import sh.karpenter.core.disruption.ScoredMove;
 import sh.karpenter.core.disruption.StateNode;
+import sh.karpenter.core.disruption.Undisrupted;
+import sh.karpenter.core.disruption.WhyNot;
 import sh.karpenter.core.disruption.Validation;
 
 /** The disruption loop around core's decision: sync gate, validation delay, queueing, reporting, stale marks. */
@@ -400,5 +402,73 @@ class DisruptionControllerTest {
     assertThat(queue.holds("claim-a")).isFalse();
     assertThat(registry.getSampleValue("karpenter_voluntary_disruption_eligible_nodes", new String[] {"reason"}, new String[] {"unhealthy"}))
         .isNull();
+  }
+
+  private static Decision explaining(Method method, List<Command> commands, Undisrupted... undisrupted) {
+    return new Decision(method, commands, List.of(), Map.of(), Map.of(), List.of(), Set.of(), List.of(), List.of(undisrupted));
+  }
+
+  /** docs/behaviour/disruption.md#why-not: written once, again only when the reason or message changes, removed when disrupted. */
+  @Test
+  void theWhyNotConditionIsWrittenOnlyWhenItChangesAndRemovedWhenTheNodeIsDisrupted() {
+    Undisrupted pdb = new Undisrupted("node-a", "claim-a", "general", WhyNot.PDB, "pdb default/web prevents pod evictions of pod default/web-1");
+    decider.decision = explaining(null, List.of(), pdb);
+
+    for (int pass = 0; pass < 5; pass++) {
+      controller.reconcile();
+      clock.step(Duration.ofSeconds(10));
+    }
+    assertThat(actions.whyNotWrites).containsExactly("claim-a PodDisruptionBudget: pdb default/web prevents pod evictions of pod default/web-1");
+
+    decider.decision = explaining(null, List.of(), new Undisrupted("node-a", "claim-a", "general", WhyNot.PDB, "pdb default/api prevents pod evictions of pod default/api-1"));
+    controller.reconcile();
+    clock.step(Duration.ofSeconds(10));
+    decider.decision = explaining(null, List.of(), new Undisrupted("node-a", "claim-a", "general", WhyNot.BUDGET, "budget for nodepool general reason Underutilized allows 0 disruptions"));
+    controller.reconcile();
+    controller.reconcile();
+    clock.step(Duration.ofSeconds(10));
+    assertThat(actions.whyNotWrites).hasSize(3).endsWith(
+        "claim-a PodDisruptionBudget: pdb default/api prevents pod evictions of pod default/api-1",
+        "claim-a DisruptionBudget: budget for nodepool general reason Underutilized allows 0 disruptions");
+
+    decider.decision = explaining(Method.DRIFT, List.of(command(Method.DRIFT)));
+    controller.reconcile();
+    assertThat(actions.whyNotWrites).hasSize(4).last().isEqualTo("claim-a removed");
+  }
+
+  @Test
+  void anUninitializedNodeClaimIsNotWritten() {
+    decider.decision = explaining(null, List.of(), new Undisrupted("node-a", "claim-a", "general", WhyNot.NOT_INITIALIZED, "nodeclaim claim-a is not initialized"));
+
+    controller.reconcile();
+
+    assertThat(actions.whyNotWrites).isEmpty();
+  }
+
+  @Test
+  void aNewLeaderDoesNotRewriteAConditionTheNodeClaimAlreadyCarries() {
+    view = new TestViews().add(node("node-a", "")).add(claim("claim-a", "node-a", "", """
+        conditions:
+          - {type: WhyNotDisrupted, status: "True", reason: DoNotDisrupt, message: "node has the annotation", lastTransitionTime: "2030-01-01T00:00:00Z"}""")).build();
+    decider.decision = explaining(null, List.of(), new Undisrupted("node-a", "claim-a", "general", WhyNot.DO_NOT_DISRUPT, "node has the annotation"));
+
+    controller.reconcile();
+
+    assertThat(actions.whyNotWrites).isEmpty();
+  }
+
+  @Test
+  void inShadowModeADecidedNodeSaysWhatWouldHaveBeenDone() {
+    DisruptionController shadow = shadowLoop();
+    decider.decision = explaining(Method.SINGLE_NODE_CONSOLIDATION, List.of(command(Method.SINGLE_NODE_CONSOLIDATION)));
+
+    shadow.reconcile();
+    clock.step(Duration.ofSeconds(15));
+    shadow.reconcile();
+    clock.step(Duration.ofSeconds(10));
+    shadow.reconcile();
+
+    assertThat(actions.whyNotWrites).containsExactly(
+        "claim-a ShadowMode: shadow mode: would delete via single-node-consolidation (reason Underutilized)");
   }
 }

@@ -22,6 +22,8 @@ final class FakeDisruptionActions implements DisruptionActions {
   final Map<String, NodeClaim> nodeClaims = new LinkedHashMap<>();
   final Map<String, Node> nodes = new LinkedHashMap<>();
   final List<String> calls = new ArrayList<>();
+  /** The {@code WhyNotDisrupted} writes, {@code <nodeclaim> <reason>: <message>} or {@code <nodeclaim> removed}. */
+  final List<String> whyNotWrites = new ArrayList<>();
   boolean failCreates;
   boolean failDeletes;
   private int created;
@@ -53,6 +55,11 @@ final class FakeDisruptionActions implements DisruptionActions {
   @Override
   public void unmarkDisrupted(String nodeName, String nodeClaimName) {
     calls.add("unmark " + nodeName + " " + nodeClaimName);
+  }
+
+  @Override
+  public void whyNotDisrupted(String nodeClaimName, String reason, String message) {
+    whyNotWrites.add(nodeClaimName + (reason == null ? " removed" : " " + reason + ": " + message));
   }
 
   @Override

@@ -96,6 +96,7 @@ class MetricsParityTest {
   private static final Map<String, Set<String>> PROJECT_LABELS =
       Map.of(
           "karpenter_voluntary_disruption_shadow_decisions_total", Set.of("decision", "reason", "consolidation_type"),
+          "karpenter_kube_client_requests_total", Set.of("verb", "resource"),
           "karpenter_nodepools_cost_current", Set.of("nodepool"),
           "karpenter_nodepools_cost_lower_bound", Set.of("nodepool"),
           "karpenter_nodepools_cost_gap_ratio", Set.of("nodepool"));
@@ -180,6 +181,7 @@ class MetricsParityTest {
     metrics.repair().unhealthyDisrupted("Ready", "default", "spot", "ami-1", "graceful");
     d.shadowDecision("delete", "empty", "empty");
     metrics.cost().nodePoolCost("default", 1.2, 0.8, 1 / 3.0);
+    metrics.apiRequests().requested("patch", "nodeclaims/status");
     new NodeMetrics(metrics, java.time.Clock.systemUTC()).update(
         List.of(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("n1").endMetadata()
             .withNewStatus().withAllocatable(Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")))
@@ -211,6 +213,18 @@ class MetricsParityTest {
     });
     PROJECT_LABELS.keySet().forEach(family ->
         assertThat(scraped.types()).as(family).containsEntry(family, family.endsWith("_total") ? "counter" : "gauge"));
+  }
+
+  @Test
+  void countsTheControllersApiRequestsByVerbAndResource() {
+    metrics.apiRequests().requested("patch", "nodeclaims/status");
+    metrics.apiRequests().requested("patch", "nodeclaims/status");
+    metrics.apiRequests().requested("list", "pods");
+
+    ScrapedText scraped = ScrapedText.parse(metrics.scrape());
+    assertThat(scraped.value("karpenter_kube_client_requests_total", Map.of("verb", "patch", "resource", "nodeclaims/status"))).contains(2.0);
+    assertThat(scraped.value("karpenter_kube_client_requests_total", Map.of("verb", "list", "resource", "pods"))).contains(1.0);
+    Metrics.noop().apiRequests().requested("list", "pods"); // records nothing, does not fail
   }
 
   @Test

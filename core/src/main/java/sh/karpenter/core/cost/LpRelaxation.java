@@ -901,6 +901,26 @@ final class LpRelaxation {
         for (int n = 0; n < Math.min(INITIAL_PAIRS_PER_CLASS, byCost.length); n++) {
           add(c, byCost[n]);
         }
+        addFeasibleStart(c, byCost);
+      }
+    }
+
+    /**
+     * Makes the first restricted LP feasible for class c whatever the other classes take: its
+     * cheapest unbounded offering (which holds any amount of it), or, when it has none, every
+     * bounded one (enough, since the pods were placed). Existing nodes' free capacity costs 0, so
+     * the cheapest pairs alone can be bounded offerings too small for the class; the restricted
+     * primal is then infeasible, its dual unbounded, and no round is certified.
+     */
+    private void addFeasibleStart(int c, Integer[] byCost) {
+      for (int k : byCost) {
+        if (!kept.get(k).offering.bounded()) {
+          add(c, k);
+          return;
+        }
+      }
+      for (int k : byCost) {
+        add(c, k);
       }
     }
 

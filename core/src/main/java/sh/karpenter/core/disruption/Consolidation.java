@@ -171,14 +171,14 @@ final class Consolidation {
   }
 
   /** Instance types left after a price filter, or why minValues can no longer be met. */
-  private record Filtered(List<InstanceType> types, String error) {}
+  record Filtered(List<InstanceType> types, String error) {}
 
   /**
    * Upstream's {@code RemoveInstanceTypeOptionsByPriceAndMinValues}: the types whose worst launch price
    * under {@code requirements} is below {@code maxPrice}, cheapest first; an error when they no longer
    * meet the requirements' minValues.
    */
-  private static Filtered cheaperThan(List<InstanceType> types, Requirements requirements, double maxPrice) {
+  static Filtered cheaperThan(List<InstanceType> types, Requirements requirements, double maxPrice) {
     List<InstanceType> kept = new ArrayList<>();
     for (InstanceType type : InstanceTypes.orderByPrice(types, requirements)) {
       if (InstanceTypes.worstLaunchPrice(type.offerings(), requirements) < maxPrice) {

@@ -14,6 +14,8 @@ import java.util.Set;
  * @param scores Balanced-policy moves considered
  * @param timedOut the consolidation methods that stopped at their timeout this loop
  * @param moves the consolidation moves judged this loop ({@link ConsolidationMove})
+ * @param undisrupted every managed node the loop leaves alone, with its one current reason
+ *     (docs/behaviour/disruption.md#why-not)
  */
 public record Decision(
     Method method,
@@ -23,7 +25,8 @@ public record Decision(
     Map<Reason, Integer> eligibleNodes,
     List<ScoredMove> scores,
     Set<Method> timedOut,
-    List<ConsolidationMove> moves) {
+    List<ConsolidationMove> moves,
+    List<Undisrupted> undisrupted) {
   public Decision {
     commands = List.copyOf(commands);
     blocked = List.copyOf(blocked);
@@ -32,6 +35,20 @@ public record Decision(
     scores = List.copyOf(scores);
     timedOut = timedOut == null ? Set.of() : Set.copyOf(timedOut);
     moves = moves == null ? List.of() : List.copyOf(moves);
+    undisrupted = undisrupted == null ? List.of() : List.copyOf(undisrupted);
+  }
+
+  /** A decision that explains no node. */
+  public Decision(
+      Method method,
+      List<Command> commands,
+      List<Blocked> blocked,
+      Map<String, Map<Reason, Integer>> allowedDisruptions,
+      Map<Reason, Integer> eligibleNodes,
+      List<ScoredMove> scores,
+      Set<Method> timedOut,
+      List<ConsolidationMove> moves) {
+    this(method, commands, blocked, allowedDisruptions, eligibleNodes, scores, timedOut, moves, List.of());
   }
 
   /** A decision without consolidation moves. */

@@ -17,7 +17,7 @@ import sh.karpenter.core.scheduling.PlannedNodeClaim;
  *
  * <p>A loop ({@link #decide}) finds the candidates (docs/behaviour/disruption.md#candidates) and
  * the budgets (docs/behaviour/disruption.md#budgets), then tries Repair (with node repair on), Emptiness, StaticDrift, Drift,
- * multi-node and single-node consolidation in that order
+ * multi-node and single-node consolidation, and (when turned on) repack consolidation, in that order
  * (docs/behaviour/disruption.md#the-disruption-loop); the first method that produces commands wins
  * the loop. The caller waits the validation delay (15 s) and re-checks each command against fresh
  * state with {@link #validate} before carrying it out.
@@ -46,12 +46,18 @@ public final class Disruption {
             case STATIC_DRIFT, DRIFT -> DriftMethod.compute(pass, method);
             case MULTI_NODE_CONSOLIDATION -> MultiNodeConsolidation.compute(pass);
             case SINGLE_NODE_CONSOLIDATION -> SingleNodeConsolidation.compute(pass);
+            case REPACK_CONSOLIDATION -> RepackConsolidation.compute(pass);
           };
       if (!commands.isEmpty()) {
-        return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
+        return decision(pass, method, commands, eligible);
       }
     }
-    return new Decision(null, List.of(), pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves());
+    return decision(pass, null, List.of(), eligible);
+  }
+
+  private static Decision decision(DisruptionPass pass, Method method, List<Command> commands, Map<Reason, Integer> eligible) {
+    return new Decision(method, commands, pass.blocked(), pass.allowed, eligible, pass.scores(), pass.timedOut(), pass.moves(),
+        LeftAlone.of(pass, method, commands));
   }
 
   /**
@@ -66,7 +72,8 @@ public final class Disruption {
    * command launches (none, or one); for a replace, every instance type the command may launch must
    * still be among the fresh simulation's options, i.e. still fit the pods (upstream's check: the fresh
    * options are not price-filtered, so they are the larger set). For drift, every pod must still find
-   * a place, on no more new nodes than the command launches.
+   * a place, on no more new nodes than the command launches. For repack consolidation see {@link
+   * RepackConsolidation#validate}.
    */
   public static Validation validate(Command command, DisruptionInput fresh) {
     DisruptionPass pass = new DisruptionPass(fresh);
@@ -120,6 +127,9 @@ public final class Disruption {
       }
       return Validation.VALID;
     }
+    if (command.method() == Method.REPACK_CONSOLIDATION) {
+      return RepackConsolidation.validate(pass, command, current);
+    }
     Simulation.Outcome outcome = pass.simulation.run(current, true);
     if (!outcome.ok()) {
       return Validation.invalid(outcome.message());
@@ -156,7 +166,7 @@ public final class Disruption {
       case REPAIR -> null; // the candidates are eligible repair candidates already
       case EMPTINESS -> DisruptionPass.emptiness(c) ? null : "node " + c.name() + " is no longer empty and consolidatable";
       case STATIC_DRIFT, DRIFT -> c.state().drift() != null ? null : "node " + c.name() + " is no longer drifted";
-      case MULTI_NODE_CONSOLIDATION, SINGLE_NODE_CONSOLIDATION ->
+      case MULTI_NODE_CONSOLIDATION, SINGLE_NODE_CONSOLIDATION, REPACK_CONSOLIDATION ->
           DisruptionPass.consolidation(c) ? null : "node " + c.name() + " is no longer consolidatable";
     };
   }

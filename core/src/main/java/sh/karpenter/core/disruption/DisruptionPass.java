@@ -36,6 +36,7 @@ final class DisruptionPass {
   private final Map<Boolean, List<Candidate>> driftCandidates = new HashMap<>();
   private List<Candidate> consolidationCandidates;
   private RepairPolicies repairPolicies;
+  private Simulation repackSimulation;
   private List<Repair.Eligible> repairCandidates;
 
   DisruptionPass(DisruptionInput input) {
@@ -81,6 +82,14 @@ final class DisruptionPass {
   /** Consolidation: an underutilized node whose price is known. */
   static boolean consolidation(Candidate c) {
     return underutilized(c) && c.priced();
+  }
+
+  /** The simulation of {@link RepackConsolidation}: the same scheduler, with the cost post-pass (moves may launch several nodes). */
+  Simulation repackSimulation() {
+    if (repackSimulation == null) {
+      repackSimulation = new Simulation(input, true);
+    }
+    return repackSimulation;
   }
 
   /** The repair policies of the input's options, compiled once per pass. */

@@ -11,7 +11,12 @@ public enum Method {
   STATIC_DRIFT("static-drift", Reason.DRIFTED, ""),
   DRIFT("drift", Reason.DRIFTED, ""),
   MULTI_NODE_CONSOLIDATION("multi-node-consolidation", Reason.UNDERUTILIZED, "multi"),
-  SINGLE_NODE_CONSOLIDATION("single-node-consolidation", Reason.UNDERUTILIZED, "single");
+  SINGLE_NODE_CONSOLIDATION("single-node-consolidation", Reason.UNDERUTILIZED, "single"),
+  /**
+   * Repack consolidation (not upstream's): N nodes drained onto the rest of the cluster and M cheaper
+   * new nodes, chosen from the whole cluster; runs only with {@link DisruptionOptions#repackConsolidation()}.
+   */
+  REPACK_CONSOLIDATION("repack-consolidation", Reason.UNDERUTILIZED, "repack");
 
   private final String label;
   private final Reason reason;
@@ -32,7 +37,10 @@ public enum Method {
     return reason;
   }
 
-  /** Upstream's {@code consolidation_type} label ({@code empty}, {@code single}, {@code multi}), or "" for drift. */
+  /**
+   * Upstream's {@code consolidation_type} label ({@code empty}, {@code single}, {@code multi}; {@code
+   * repack} for this project's repack method), or "" for drift.
+   */
   public String consolidationType() {
     return consolidationType;
   }

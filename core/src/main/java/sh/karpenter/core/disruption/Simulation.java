@@ -57,10 +57,19 @@ final class Simulation {
   private final SchedulerCache cache = new SchedulerCache();
 
   Simulation(DisruptionInput input) {
+    this(input, false);
+  }
+
+  /**
+   * @param costRepacking end each pass with the cost post-pass, as provisioning does: only for {@link
+   *     RepackConsolidation}, whose moves may launch several nodes. Upstream's methods simulate
+   *     without it: a move is judged by the replacement first fit would launch, as upstream (the
+   *     post-pass would split it into several cheaper nodes and the move would fail as "2 nodes").
+   */
+  Simulation(DisruptionInput input, boolean costRepacking) {
     this.input = input;
-    // No cost post-pass: a move is judged by the replacement first fit would launch, as upstream
-    // (the post-pass would split it into several cheaper nodes and the move would fail as "2 nodes").
-    this.options = input.scheduling().options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(false);
+    this.options =
+        input.scheduling().options().withReservedOfferingMode(SchedulerOptions.ReservedOfferingMode.Fallback).withCostRepacking(costRepacking);
     Taint windowTaint = Taint.of(CONSOLIDATE_AFTER_TAINT, Taint.Effect.NoSchedule);
     for (StateNode node : input.nodes()) {
       if (node.deleting() || node.markedForDeletion()) {

@@ -213,6 +213,7 @@ final class SchedulingPass {
     }
     if (input.options().costRepacking() && !timedOut) {
       repackUnconstrainedClaims();
+      repackConstrainedClaims();
     }
     return result();
   }
@@ -248,6 +249,54 @@ final class SchedulingPass {
       }
     }
   }
+
+  /**
+   * The cost post-pass for constrained pods (docs/behaviour/scheduling.md#cost-post-pass): the
+   * NodeClaims of a NodePool are grouped by their requirements less the hostname (their domain: the
+   * zone, capacity type, architecture ... their pods narrowed them to), and each group's pods are
+   * re-planned onto new NodeClaims with exactly those requirements, so every topology domain but the
+   * hostname stays as the pass chose it. Hostname terms become per-node caps ({@link HostnameCaps}),
+   * packed as extra resources each type offers {@code cap} of and each matching pod requests 1 of.
+   * Each new NodeClaim is checked as first fit checks a pod joining it (requirements, instance-type
+   * filter with DaemonSets, minValues) and the caps re-counted; the group keeps its old NodeClaims
+   * unless every pod passes and the new ones cost less. NodeClaims of only unconstrained pods (the
+   * pass before this one) and NodeClaims with a pod that must stay ({@link HostnameCaps#movable},
+   * volumes under attachment limits) are left alone.
+   */
+  private void repackConstrainedClaims() {
+    if (claims.isEmpty()) {
+      return;
+    }
+    Set<LabelSelector> selectors = topologySelectors();
+    HostnameCaps caps = null;
+    for (TemplateIndex template : templates) {
+      if (template.hasReservedOfferings()) {
+        continue;
+      }
+      Map<Requirements, List<InFlightNodeClaim>> byDomain = new LinkedHashMap<>();
+      for (InFlightNodeClaim claim : claims) {
+        if (claim.template != template || claim.minValuesRelaxed || claim.pods.stream().allMatch(pod -> unconstrained(pod, selectors))) {
+          continue;
+        }
+        if (caps == null) {
+          caps = HostnameCaps.of(pods, nodes);
+        }
+        HostnameCaps hostnameCaps = caps;
+        if (claim.pods.stream().allMatch(pod -> hostnameCaps.movable(pod.pod) && (!template.hasVolumeLimits() || pod.pod.persistentVolumeClaims().isEmpty()))) {
+          byDomain.computeIfAbsent(claim.requirements.copy().remove(Labels.HOSTNAME).frozen(), r -> new ArrayList<>()).add(claim);
+        }
+      }
+      for (Map.Entry<Requirements, List<InFlightNodeClaim>> domain : byDomain.entrySet()) {
+        repack(template, domain.getValue(), domain.getKey(), caps);
+      }
+    }
+  }
+
+  /** Steps a domain's re-plan may take however few its pods (see {@link RepackBudget}). */
+  private static final long DOMAIN_MIN_STEPS = 20_000_000L;
+
+  /** Hostname caps one re-plan packs at most (each is a dimension of the packer). */
+  private static final int MAX_CAP_DIMENSIONS = 32;
 
   /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
   private Set<LabelSelector> topologySelectors() {
@@ -314,7 +363,15 @@ final class SchedulingPass {
    * everything, limits included, as it was.
    */
   private void repack(TemplateIndex template, List<InFlightNodeClaim> movable) {
-    TemplateIndex.Pricing pricing = template.pricing(template.requirements);
+    repack(template, movable, null, null);
+  }
+
+  /**
+   * {@link #repack(TemplateIndex, List)} onto new NodeClaims of the requirements {@code domain}
+   * (null: the template's) under the per-node {@code caps} (null: none).
+   */
+  private void repack(TemplateIndex template, List<InFlightNodeClaim> movable, Requirements domain, HostnameCaps caps) {
+    TemplateIndex.Pricing pricing = template.pricing(domain == null ? template.requirements : domain);
     long[] limitsBefore = limits.save(template);
     int hostnameBefore = nextHostname;
     double before = 0;
@@ -324,7 +381,7 @@ final class SchedulingPass {
       movablePods.addAll(claim.pods);
       limits.refund(claim);
     }
-    List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before);
+    List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before, domain, caps);
     double after = 0;
     for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
       after += cheapestPrice(claim.options, pricing);
@@ -361,12 +418,35 @@ final class SchedulingPass {
    * cost less than {@code before} (for a lone pod it never can).
    */
   private List<InFlightNodeClaim> replan(
-      TemplateIndex template, TemplateIndex.Pricing pricing, List<SchedulingPod> movablePods, double before) {
+      TemplateIndex template,
+      TemplateIndex.Pricing pricing,
+      List<SchedulingPod> movablePods,
+      double before,
+      Requirements domain,
+      HostnameCaps caps) {
     long[] allowed = limits.launchableTypes(template, null);
     if (allowed == null) {
       return null;
     }
-    long[][] capacity = new long[template.size()][template.dimensions];
+    long[] inDomain = domain == null ? null : template.compatibleWith(domain, domain.keys());
+    if (inDomain != null) {
+      TypeMasks.andInto(allowed, inDomain);
+    }
+    // Caps some pod here is under become extra dimensions after the resources.
+    List<int[]> podCaps = new ArrayList<>(movablePods.size());
+    Map<Integer, Integer> capDimension = new LinkedHashMap<>();
+    for (SchedulingPod pod : movablePods) {
+      int[] matched = caps == null ? new int[0] : caps.capsOf(pod.pod);
+      podCaps.add(matched);
+      for (int cap : matched) {
+        capDimension.putIfAbsent(cap, template.dimensions + capDimension.size());
+      }
+    }
+    if (capDimension.size() > MAX_CAP_DIMENSIONS) {
+      return null;
+    }
+    int dimensions = template.dimensions + capDimension.size();
+    long[][] capacity = new long[template.size()][dimensions];
     double[] price = new double[template.size()];
     Arrays.fill(price, Double.POSITIVE_INFINITY);
     for (TemplateIndex.DaemonGroup group : template.daemonGroups) {
@@ -379,17 +459,30 @@ final class SchedulingPass {
         for (int d = 0; d < template.dimensions; d++) {
           capacity[t][d] = template.allocatable[d][t] - group.overhead()[d];
         }
+        for (Map.Entry<Integer, Integer> cap : capDimension.entrySet()) {
+          capacity[t][cap.getValue()] = caps.caps().get(cap.getKey()).perNode();
+        }
       }
     }
     List<long[]> requests = new ArrayList<>(movablePods.size());
-    for (SchedulingPod pod : movablePods) {
-      requests.add(pod.requests);
+    for (int p = 0; p < movablePods.size(); p++) {
+      long[] vector = Arrays.copyOf(movablePods.get(p).requests, dimensions);
+      for (int cap : podCaps.get(p)) {
+        vector[capDimension.get(cap)] = 1;
+      }
+      requests.add(vector);
     }
     if (CostRepacker.lowerBound(requests, capacity, price) >= before * (1 - 1e-10)) {
       return null;
     }
-    CostRepacker.Packing packing = CostRepacker.pack(requests, capacity, price);
-    if (packing != null && packing.outOfBudget()) {
+    // A domain's re-plan is one of many per NodePool: it gets steps in proportion to its pods only,
+    // without the floor that lets one NodePool-wide re-plan of a small input run its pattern LP to
+    // the end, and running out of them is no news (the greedy packing, if finished, is still used).
+    CostRepacker.Packing packing =
+        domain == null
+            ? CostRepacker.pack(requests, capacity, price)
+            : CostRepacker.pack(requests, capacity, price, Math.max(DOMAIN_MIN_STEPS, RepackBudget.STEPS_PER_POD * requests.size()));
+    if (packing != null && packing.outOfBudget() && domain == null) {
       costRepackingOutOfBudget.add(template.template.nodePoolName());
     }
     if (packing == null || packing.nodes() == null || packing.price() >= before * (1 - 1e-9)) {
@@ -399,17 +492,28 @@ final class SchedulingPass {
     List<InFlightNodeClaim> replacements = new ArrayList<>(packing.nodes().size());
     for (CostRepacker.Node node : packing.nodes()) {
       long[] options = limits.launchableTypes(template, null);
-      if (options == null) {
+      if (options == null || (inDomain != null && !TypeMasks.andInto(options, inDomain))) {
         return null;
       }
-      InFlightNodeClaim claim = newClaim(template, options);
+      InFlightNodeClaim claim = newClaim(template, domain == null ? template.requirements : domain, options);
+      long[] capped = new long[capDimension.size()];
       for (int c = 0; c < taken.length; c++) {
         int[] members = packing.classMembers().get(c);
         for (int n = 0; n < node.podsPerClass()[c]; n++) {
-          SchedulingPod pod = movablePods.get(members[taken[c]++]);
-          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), claim.options, null);
-          if (placement == null) {
+          int index = members[taken[c]++];
+          SchedulingPod pod = movablePods.get(index);
+          if (!pod.requirements.isEmpty() && !claim.requirements.isCompatible(pod.requirements, allowUndefined)) {
             return null;
+          }
+          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), claim.options, null);
+          if (placement == null || placement.relaxedMinValues()) {
+            return null;
+          }
+          for (int cap : podCaps.get(index)) {
+            int d = capDimension.get(cap) - template.dimensions;
+            if (++capped[d] > caps.caps().get(cap).perNode()) {
+              return null;
+            }
           }
           claim.addRepacked(pod, placement);
         }
@@ -601,9 +705,14 @@ final class SchedulingPass {
 
   /** An empty claim on the next placeholder hostname (taken for good only once the claim is kept). */
   private InFlightNodeClaim newClaim(TemplateIndex template, long[] options) {
+    return newClaim(template, template.requirements, options);
+  }
+
+  /** A new NodeClaim of the template whose requirements are {@code base} pinned to a fresh hostname. */
+  private InFlightNodeClaim newClaim(TemplateIndex template, Requirements base, long[] options) {
     String hostname = String.format("hostname-placeholder-%04d", nextHostname);
     topology.register(Labels.HOSTNAME, hostname);
-    Requirements requirements = template.requirements.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
+    Requirements requirements = base.copy().add(Requirement.in(Labels.HOSTNAME, hostname)).frozen();
     return new InFlightNodeClaim(template, hostname, nextHostname, requirements, options, topology, reservations, allowUndefined, input.options(), volumes, zonePinning);
   }
 

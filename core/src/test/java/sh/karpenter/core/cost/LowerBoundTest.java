@@ -107,6 +107,23 @@ class LowerBoundTest {
   }
 
   @Test
+  void aClassOverflowingTheExistingNodesItStartsWithStillGetsTheLp() {
+    // Ten existing nodes with room for one pod each cost 0, so they are the class's cheapest pairs
+    // and fill its first restricted LP; 30 pods overflow them. Without a purchasable offering among
+    // the first pairs that LP is infeasible and the bound fell back to the per-resource bound
+    // (issue 18's mixed-5000); with one, the LP is solved: 20 pods on new 2-pod nodes at 1.0, 10.0.
+    List<CandidateOffering> offerings = new ArrayList<>();
+    offerings.add(CandidateOffering.purchasable("new", 1.0, vector(2, 8, 10)));
+    for (int n = 0; n < 10; n++) {
+      offerings.add(CandidateOffering.existingNode("node-" + n, vector(1, 4, 10)));
+    }
+    LowerBound bound = LowerBound.compute(List.of(new DemandClass("web", 30, vector(1, 1, 1), all(offerings.size()))), offerings);
+    assertEquals(LowerBound.Method.LP, bound.method(), bound::describe);
+    assertEquals(10.0, bound.perHour(), TOLERANCE);
+    assertTrue(bound.perHour() <= 10.0);
+  }
+
+  @Test
   void podsThatFitNowhereAreLeftOutAndCounted() {
     List<CandidateOffering> offerings = List.of(CandidateOffering.purchasable("node", 1.0, vector(2, 2, 10)));
     LowerBound bound =

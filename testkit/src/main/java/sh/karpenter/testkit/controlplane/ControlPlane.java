@@ -8,8 +8,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.opentest4j.TestAbortedException;
 import sh.karpenter.testkit.scripts.ProjectScript;
@@ -96,6 +99,74 @@ public final class ControlPlane {
    */
   public Path auditLog() {
     return runDir.resolve("logs/audit.jsonl");
+  }
+
+  /**
+   * Kills one component ({@code etcd}, {@code kube-apiserver}, {@code kube-controller-manager}, {@code
+   * kube-scheduler} or {@code kwok}) with SIGKILL, waits {@code downtime}, and starts it again with the
+   * same command line, environment and log file (appended), recording its new PID where {@code
+   * scripts/control-plane down} finds it. Returns once the API server answers {@code /readyz} again.
+   * Other tests of this JVM share the control plane: call it only from a test that owns the JVM's
+   * attention (IT classes run one after the other).
+   */
+  public void restart(String component, Duration downtime) {
+    Path pidFile = runDir.resolve(component + ".pid");
+    try {
+      long pid = Long.parseLong(Files.readString(pidFile).strip());
+      ProcessHandle process = ProcessHandle.of(pid)
+          .orElseThrow(() -> new IllegalStateException(component + " (pid " + pid + ") is not running"));
+      List<String> command = readNulSeparated(Path.of("/proc", Long.toString(pid), "cmdline"));
+      Map<String, String> environment = new HashMap<>();
+      for (String entry : readNulSeparated(Path.of("/proc", Long.toString(pid), "environ"))) {
+        int eq = entry.indexOf('=');
+        if (eq > 0) {
+          environment.put(entry.substring(0, eq), entry.substring(eq + 1));
+        }
+      }
+      process.destroyForcibly();
+      process.onExit().get(30, TimeUnit.SECONDS);
+      Thread.sleep(downtime);
+      ProcessBuilder builder = new ProcessBuilder(command)
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(runDir.resolve("logs/" + component + ".log").toFile()));
+      builder.environment().clear();
+      builder.environment().putAll(environment);
+      Process started = builder.start();
+      Files.writeString(pidFile, started.pid() + "\n");
+      awaitReady(component, started);
+    } catch (IOException e) {
+      throw new UncheckedIOException("restarting " + component, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted restarting " + component, e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(component + " did not exit after SIGKILL", e);
+    }
+  }
+
+  private void awaitReady(String component, Process started) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!started.isAlive()) {
+        throw new IllegalStateException(component + " exited after its restart; " + logTails());
+      }
+      try {
+        String ready = client.raw("/readyz");
+        if (ready != null && ready.strip().equals("ok")) {
+          return;
+        }
+      } catch (RuntimeException notYet) {
+        // the API server or its storage is still coming up
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the API server was not ready 2 minutes after restarting " + component + "; " + logTails());
+  }
+
+  private static List<String> readNulSeparated(Path file) throws IOException {
+    String content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+    return java.util.Arrays.stream(content.split("\0")).filter(s -> !s.isEmpty()).toList();
   }
 
   /** The last lines of each component's log, for failure reports. */

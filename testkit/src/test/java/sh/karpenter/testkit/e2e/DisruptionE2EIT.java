@@ -24,8 +24,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import sh.karpenter.api.v1.ConditionTypes;
-import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
 import sh.karpenter.controller.objects.Metadata;
@@ -43,6 +41,7 @@ import sh.karpenter.core.wellknown.TaintKeys;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.InProcessOperators;
 import sh.karpenter.testkit.fixtures.TestObjects;
+import sh.karpenter.testkit.reliability.Invariants;
 
 /**
  * Voluntary disruption end to end on the real control plane: the whole operator in-process (KWOK
@@ -185,23 +184,12 @@ class DisruptionE2EIT {
     assertThat(most.get()).isEqualTo(1);
   }
 
-  /**
-   * How many NodeClaims are disrupting, as budgets count them: being deleted, or with a Node carrying
-   * the disrupted taint; one whose instance is already terminating no longer counts (upstream's
-   * {@code InstanceTerminating} rule).
-   */
+  /** How many NodeClaims are disrupting, as budgets count them ({@link Invariants#disrupting}). */
   static int disrupting(Informers informers) {
     int count = 0;
     for (NodeClaim claim : informers.nodeClaims().getStore().list()) {
-      var conditions = claim.getStatus() == null ? null : claim.getStatus().getConditions();
-      if (Conditions.isTrue(conditions, ConditionTypes.INSTANCE_TERMINATING)) {
-        continue;
-      }
       String nodeName = claim.getStatus() == null ? null : claim.getStatus().getNodeName();
-      Node node = nodeName == null ? null : informers.nodes().getStore().getByKey(nodeName);
-      boolean tainted = node != null && node.getSpec().getTaints() != null
-          && node.getSpec().getTaints().stream().anyMatch(t -> TaintKeys.DISRUPTED.equals(t.getKey()));
-      if (Metadata.deleting(claim) || tainted) {
+      if (Invariants.disrupting(claim, nodeName == null ? null : informers.nodes().getStore().getByKey(nodeName))) {
         count++;
       }
     }

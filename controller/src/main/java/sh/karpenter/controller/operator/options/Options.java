@@ -3,6 +3,7 @@ package sh.karpenter.controller.operator.options;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.topology.DefaultConstraints;
 
@@ -23,6 +24,10 @@ import sh.karpenter.core.topology.DefaultConstraints;
  * @param prebind create the Node object and bind pods as soon as a NodeClaim launches
  * @param disruptionShadowMode voluntary disruption decides, explains and records what it would do
  *     but acts on nothing (docs/behaviour/disruption.md#shadow-mode)
+ * @param repackConsolidation run repack consolidation after upstream's methods (not upstream's; off by
+ *     default; docs/behaviour/disruption.md#repack-consolidation)
+ * @param paybackHorizon a repack move must pay back its disruption cost within this horizon
+ *     (docs/behaviour/disruption.md#payback)
  * @param featureGates upstream's gates; only the ones this implementation knows are honoured
  * @param cpuRequests millicores the process may use; sizes worker pools as upstream does
  */
@@ -38,6 +43,8 @@ public record Options(
     String leaderElectionNamespace,
     boolean prebind,
     boolean disruptionShadowMode,
+    boolean repackConsolidation,
+    Duration paybackHorizon,
     Map<String, Boolean> featureGates,
     int cpuRequests) {
 
@@ -67,6 +74,10 @@ public record Options(
       throw new IllegalArgumentException(
           "--batch-max-duration (" + batchMaxDuration + ") must be at least --batch-idle-duration (" + batchIdleDuration + ")");
     }
+    Objects.requireNonNull(paybackHorizon, "paybackHorizon");
+    if (paybackHorizon.isNegative()) {
+      throw new IllegalArgumentException("--disruption-payback-horizon must not be negative, got " + paybackHorizon);
+    }
     featureGates = Map.copyOf(featureGates);
   }
 
@@ -83,6 +94,8 @@ public record Options(
         "kube-system",
         false,
         false,
+        false,
+        DisruptionOptions.DEFAULT_PAYBACK_HORIZON,
         DEFAULT_FEATURE_GATES,
         1000);
   }
@@ -95,36 +108,42 @@ public record Options(
 
   public Options withBatchDurations(Duration idle, Duration max) {
     return new Options(idle, max, scheduler, defaultConstraints, metricsPort, healthProbePort, leaderElection,
-        leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
+        leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
   }
 
   public Options withPorts(int metrics, int healthProbe) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metrics, healthProbe,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
   }
 
   public Options withLeaderElection(boolean enabled, String name, String namespace) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        enabled, name, namespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
+        enabled, name, namespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
   }
 
   public Options withPrebind(boolean enabled) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, disruptionShadowMode, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
   }
 
   public Options withDisruptionShadowMode(boolean enabled) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, enabled, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, enabled, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+  }
+
+  /** Repack consolidation on or off, and the payback horizon of its moves. */
+  public Options withRepackConsolidation(boolean enabled, Duration horizon) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, enabled, horizon, featureGates, cpuRequests);
   }
 
   public Options withScheduler(SchedulerOptions options, DefaultConstraints constraints) {
     return new Options(batchIdleDuration, batchMaxDuration, options, constraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
   }
 
   public Options withFeatureGates(Map<String, Boolean> gates, int cpu) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, gates, cpu);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, gates, cpu);
   }
 }

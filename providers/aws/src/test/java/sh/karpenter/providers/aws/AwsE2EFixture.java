@@ -74,6 +74,8 @@ final class AwsE2EFixture implements AutoCloseable {
   final Ec2Client ec2;
   final AwsProvider aws;
   final Operator operator;
+  /** The operator's metrics, the controller client's request count included. */
+  final Metrics metrics;
   private final KubernetesClient controllerClient;
   private final ScheduledExecutorService kubelet;
   /** Registrations run here, several at once: each one is a few emulator and API server calls. */
@@ -105,6 +107,15 @@ final class AwsE2EFixture implements AutoCloseable {
    */
   AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
       String interruptionQueue) {
+    this(client, endpoint, ec2, ssm, iam, tuning, interruptionQueue, AwsSdk.SOCKET_TIMEOUT);
+  }
+
+  /**
+   * @param awsSocketTimeout how long the provider's AWS calls wait for an answer before the attempt
+   *     times out (and the SDK retries it)
+   */
+  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
+      String interruptionQueue, Duration awsSocketTimeout) {
     this.client = client;
     this.ec2 = ec2;
     // the SDK's default credentials chain reads these system properties first
@@ -121,12 +132,13 @@ final class AwsE2EFixture implements AutoCloseable {
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
         0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1),
         Optional.ofNullable(interruptionQueue));
-    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()), settings, Clock.systemUTC(), tuning);
+    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()).withSocketTimeout(awsSocketTimeout), settings, Clock.systemUTC(), tuning);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
-    controllerClient = ControllerClient.builder(client.getConfiguration(), 200, 300).build();
-    operator = new Operator(controllerClient, aws.cloudProvider(), options, Clock.systemUTC(), new Metrics(new CollectorRegistry()),
+    metrics = new Metrics(new CollectorRegistry());
+    controllerClient = ControllerClient.builder(client.getConfiguration(), 200, 300, metrics.apiRequests()).build();
+    operator = new Operator(controllerClient, aws.cloudProvider(), options, Clock.systemUTC(), metrics,
         new TestingEventRecorder(), aws.extensions());
     operator.start();
     kubelet = Executors.newSingleThreadScheduledExecutor();

@@ -22,20 +22,27 @@ import software.amazon.awssdk.services.ssm.SsmClient;
  *
  * @param region the region to sign for and call, or empty for the default chain's
  * @param endpoint one endpoint for every service, or empty for the SDK's (and its environment variables')
+ * @param socketTimeout how long a call may wait for the answer's bytes before the attempt fails (and
+ *     the SDK retries it): {@link #SOCKET_TIMEOUT}; tests of timeouts shorten it
  */
-public record AwsSdk(Optional<Region> region, Optional<URI> endpoint) {
+public record AwsSdk(Optional<Region> region, Optional<URI> endpoint, Duration socketTimeout) {
 
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-  private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(60);
 
   /** Region, endpoints and credentials all from the SDK's default chain and environment. */
   public static AwsSdk fromEnvironment() {
-    return new AwsSdk(Optional.empty(), Optional.empty());
+    return new AwsSdk(Optional.empty(), Optional.empty(), SOCKET_TIMEOUT);
   }
 
   /** Every service at {@code endpoint} (e.g. the emulator), signed for {@code region}. */
   public static AwsSdk at(URI endpoint, Region region) {
-    return new AwsSdk(Optional.of(region), Optional.of(endpoint));
+    return new AwsSdk(Optional.of(region), Optional.of(endpoint), SOCKET_TIMEOUT);
+  }
+
+  /** These clients with another socket timeout. */
+  public AwsSdk withSocketTimeout(Duration timeout) {
+    return new AwsSdk(region, endpoint, timeout);
   }
 
   public Ec2Client ec2() {
@@ -63,7 +70,7 @@ public record AwsSdk(Optional<Region> region, Optional<URI> endpoint) {
     region.ifPresent(builder::region);
     endpoint.ifPresent(builder::endpointOverride);
     return builder
-        .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(CONNECT_TIMEOUT).socketTimeout(SOCKET_TIMEOUT))
+        .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(CONNECT_TIMEOUT).socketTimeout(socketTimeout))
         .build();
   }
 }

@@ -1,0 +1,291 @@
+package sh.karpenter.core.disruption;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
+import sh.karpenter.core.instancetype.Offering;
+import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.requirements.Requirements;
+import sh.karpenter.core.resources.Resources;
+import sh.karpenter.core.scheduling.Deadline;
+import sh.karpenter.core.scheduling.NodeClaimTemplate;
+import sh.karpenter.core.scheduling.PlannedNodeClaim;
+import sh.karpenter.core.wellknown.Labels;
+
+/**
+ * Repack consolidation (docs/behaviour/disruption.md#repack-consolidation, reason {@code
+ * Underutilized}; not upstream's, off unless {@link DisruptionOptions#repackConsolidation()}): after
+ * upstream's methods found nothing, drain a set of N nodes onto the rest of the cluster and M new
+ * nodes that together cost strictly less (M may be 0 or more than 1), chosen from the whole cluster
+ * rather than a prefix in upstream's order.
+ *
+ * <p>The candidates (within their NodePools' budgets, at most {@value #MAX_CANDIDATES}) are ranked by
+ * <em>waste</em>: the node's price less the value of what it holds. A pod's value is what its
+ * requests cost at the cheapest price per unit of CPU, and per unit of memory, that any launchable
+ * offering of the NodePools charges, whichever of the two is larger: the prices of the per-resource
+ * lower bound ({@code core.cost.LowerBound}'s simple bound), so a pod's value is its share of what any
+ * plan must pay for it, and waste is what the node costs beyond that. Drain sets are prefixes of that
+ * ranking: sizes 1, 2, 4, … up to all, then a few bisection steps above the best size. Each is
+ * simulated with the provisioning scheduler, with its cost post-pass (as provisioning runs it, since
+ * the move may launch several nodes), so the move never plans a placement provisioning would not
+ * make. Each replacement keeps the instance types whose worst launch price stays within half of its
+ * share of the move's slack, so the move is strictly cheaper whatever launches; its savings are
+ * counted at those worst prices.
+ *
+ * <p>A move is taken only when it pays back ({@link Payback}) within {@link
+ * DisruptionOptions#paybackHorizon()}; of those, the one saving the most per hour is the command.
+ * When the best move found does not pay back and no other does, its candidates are reported {@code
+ * Unconsolidatable} with a message starting with "payback". Every command lowers the cluster's price
+ * strictly, so repeated decisions cannot cycle: a cluster at rest reaches a fixed point.
+ */
+final class RepackConsolidation {
+  /** Candidates a drain set is chosen from, at most (upstream's multi-node limit). */
+  static final int MAX_CANDIDATES = 100;
+  /** Bisection steps between the best size found by doubling and the next size tried. */
+  private static final int REFINE_STEPS = 3;
+  private static final double EPSILON = 1e-9;
+
+  private RepackConsolidation() {}
+
+  static List<Command> compute(DisruptionPass pass) {
+    if (!pass.input.options().repackConsolidation()) {
+      return List.of();
+    }
+    List<Candidate> candidates = pass.consolidationCandidates();
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    List<Candidate> ranked = byWaste(candidates, UnitPrices.of(pass.input.scheduling().templates()));
+    Map<String, Integer> budgets = pass.budgetsCopy(Reason.UNDERUTILIZED);
+    List<Candidate> within = new ArrayList<>();
+    for (Candidate candidate : ranked) {
+      if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
+        pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        continue;
+      }
+      budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
+      within.add(candidate);
+      if (within.size() == MAX_CANDIDATES) {
+        break;
+      }
+    }
+    if (within.isEmpty()) {
+      return List.of();
+    }
+    Search search = new Search(pass, within, Deadline.after(pass.input.options().clock(), pass.input.options().multiNodeTimeout()));
+    List<Integer> sizes = new ArrayList<>();
+    for (int k = 1; k < within.size(); k *= 2) {
+      sizes.add(k);
+    }
+    sizes.add(within.size());
+    for (int k : sizes) {
+      search.evaluate(k);
+    }
+    if (search.bestSize > 0) {
+      int index = sizes.indexOf(search.bestSize);
+      int hi = index + 1 < sizes.size() ? sizes.get(index + 1) : search.bestSize;
+      int lo = search.bestSize;
+      for (int step = 0; step < REFINE_STEPS && hi - lo > 1; step++) {
+        int mid = (lo + hi) >>> 1;
+        if (search.evaluate(mid)) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+    }
+    if (search.best != null) {
+      return List.of(search.best);
+    }
+    if (search.unpaid != null) {
+      String message = "payback of repacking " + search.unpaid.candidates().size() + " node(s) onto "
+          + search.unpaid.replacements().size() + " new node(s) exceeds the horizon of "
+          + Payback.human(pass.input.options().paybackHorizon()) + ": " + search.unpaid.payback().describe();
+      for (Candidate candidate : search.unpaid.candidates()) {
+        pass.report(candidate, Candidates.UNCONSOLIDATABLE, message);
+      }
+    }
+    return List.of();
+  }
+
+  /**
+   * Re-checks a repack command against fresh state: a fresh simulation (with the cost post-pass) still
+   * places every candidate pod, on no more new nodes than the command launches, and its new nodes
+   * still cost less than the candidates.
+   */
+  static Validation validate(DisruptionPass pass, Command command, List<Candidate> current) {
+    Simulation.Outcome outcome = pass.repackSimulation().run(current, true);
+    if (!outcome.ok()) {
+      return Validation.invalid(outcome.message());
+    }
+    if (outcome.replacements().size() > command.replacements().size()) {
+      return Validation.invalid(
+          "the pods now need " + outcome.replacements().size() + " new nodes, the command launches " + command.replacements().size());
+    }
+    double price = Candidate.totalPrice(current);
+    if (outcome.replacementPrice() >= price - EPSILON) {
+      return Validation.invalid(String.format(
+          java.util.Locale.ROOT, "the new nodes now cost %.4f $/h, no less than the candidates' %.4f $/h", outcome.replacementPrice(), price));
+    }
+    return Validation.VALID;
+  }
+
+  /** The candidates by waste (price less the value of their pods), largest first, then by name. */
+  static List<Candidate> byWaste(List<Candidate> candidates, UnitPrices prices) {
+    Map<Candidate, Double> waste = new IdentityHashMap<>();
+    for (Candidate c : candidates) {
+      double value = 0;
+      for (Pod pod : c.reschedulablePods()) {
+        value += prices.value(pod.requests());
+      }
+      waste.put(c, c.price() - value);
+    }
+    List<Candidate> sorted = new ArrayList<>(candidates);
+    sorted.sort(Comparator.comparingDouble((Candidate c) -> -waste.get(c)).thenComparing(Candidate::name));
+    return sorted;
+  }
+
+  /**
+   * The cheapest hourly price per milli-unit of CPU and of memory among the launchable offerings of
+   * the NodePools' instance types (the per-resource bound's prices).
+   */
+  record UnitPrices(double perCpuMilli, double perMemoryMilli) {
+    static UnitPrices of(List<NodeClaimTemplate> templates) {
+      double cpu = Double.MAX_VALUE;
+      double memory = Double.MAX_VALUE;
+      for (NodeClaimTemplate template : templates) {
+        for (InstanceType type : template.instanceTypes()) {
+          Resources allocatable = type.allocatable();
+          for (Offering offering : type.offerings()) {
+            if (!offering.launchable() || !offering.isCompatible(template.requirements())) {
+              continue;
+            }
+            if (allocatable.cpuMilli() > 0) {
+              cpu = Math.min(cpu, offering.price() / allocatable.cpuMilli());
+            }
+            if (allocatable.memoryMilli() > 0) {
+              memory = Math.min(memory, offering.price() / allocatable.memoryMilli());
+            }
+          }
+        }
+      }
+      return new UnitPrices(cpu == Double.MAX_VALUE ? 0 : cpu, memory == Double.MAX_VALUE ? 0 : memory);
+    }
+
+    /** What {@code requests} cost at least: the larger of their CPU and memory at these prices. */
+    double value(Resources requests) {
+      return Math.max(requests.cpuMilli() * perCpuMilli, requests.memoryMilli() * perMemoryMilli);
+    }
+  }
+
+  /** The drain sets tried in one loop and the best moves found. */
+  private static final class Search {
+    private final DisruptionPass pass;
+    private final List<Candidate> ranked;
+    private final Deadline deadline;
+    /** The approved command that pays back and saves the most, and its size. */
+    Command best;
+    int bestSize;
+    /** The command saving the most among those that do not pay back. */
+    Command unpaid;
+
+    Search(DisruptionPass pass, List<Candidate> ranked, Deadline deadline) {
+      this.pass = pass;
+      this.ranked = ranked;
+      this.deadline = deadline;
+    }
+
+    /** Simulates draining the first {@code size} candidates; true when it became the best move. */
+    boolean evaluate(int size) {
+      if (deadline.passed()) {
+        pass.timedOut(Method.REPACK_CONSOLIDATION);
+        return false;
+      }
+      Command command = command(ranked.subList(0, size));
+      if (command == null) {
+        return false;
+      }
+      if (!command.payback().within(pass.input.options().paybackHorizon())) {
+        if (unpaid == null || command.savings() > unpaid.savings()) {
+          unpaid = command;
+        }
+        return false;
+      }
+      if (best != null && command.savings() <= best.savings() + EPSILON) {
+        return false;
+      }
+      if (!pass.approved(command)) {
+        return false;
+      }
+      best = command;
+      bestSize = size;
+      return true;
+    }
+
+    /** The command that drains {@code drain}, or null when its pods do not all fit or it saves nothing. */
+    private Command command(List<Candidate> drain) {
+      Simulation simulation = pass.repackSimulation();
+      simulation.deadline(deadline);
+      Simulation.Outcome outcome;
+      try {
+        outcome = simulation.run(drain, true);
+      } finally {
+        simulation.deadline(Deadline.NONE);
+      }
+      if (!outcome.ok()) {
+        return null;
+      }
+      double candidatePrice = Candidate.totalPrice(drain);
+      boolean anySpot = drain.stream().anyMatch(c -> Labels.CAPACITY_TYPE_SPOT.equals(c.capacityType()));
+      double[] cheapest = new double[outcome.replacements().size()];
+      double cheapestTotal = 0;
+      for (int i = 0; i < cheapest.length; i++) {
+        PlannedNodeClaim planned = outcome.replacements().get(i);
+        if (anySpot && !pass.input.options().spotToSpotConsolidation()
+            && planned.requirements().get(Labels.CAPACITY_TYPE).has(Labels.CAPACITY_TYPE_SPOT)) {
+          return null; // a spot node replaced by spot capacity needs the SpotToSpotConsolidation gate
+        }
+        cheapest[i] = Double.MAX_VALUE;
+        for (InstanceType type : planned.instanceTypeOptions()) {
+          cheapest[i] = Math.min(cheapest[i], InstanceTypes.worstLaunchPrice(type.offerings(), planned.requirements()));
+        }
+        cheapestTotal += cheapest[i];
+      }
+      double slack = candidatePrice - cheapestTotal;
+      if (slack <= EPSILON) {
+        return null;
+      }
+      List<PlannedNodeClaim> replacements = new ArrayList<>(cheapest.length);
+      double replacementPrice = 0;
+      for (int i = 0; i < cheapest.length; i++) {
+        PlannedNodeClaim planned = outcome.replacements().get(i);
+        Requirements requirements = planned.requirements();
+        Consolidation.Filtered kept =
+            Consolidation.cheaperThan(planned.instanceTypeOptions(), requirements, cheapest[i] + slack / (2.0 * cheapest.length));
+        if (kept.error() != null || kept.types().isEmpty()) {
+          return null;
+        }
+        double worst = 0;
+        for (InstanceType type : kept.types()) {
+          worst = Math.max(worst, InstanceTypes.worstLaunchPrice(type.offerings(), requirements));
+        }
+        try {
+          replacements.add(planned.withInstanceTypeOptions(kept.types(), requirements));
+        } catch (IllegalArgumentException e) {
+          return null;
+        }
+        replacementPrice += worst;
+      }
+      double savings = candidatePrice - replacementPrice;
+      if (savings <= EPSILON) {
+        return null;
+      }
+      return new Command(
+          Method.REPACK_CONSOLIDATION, Reason.UNDERUTILIZED, drain, replacements, savings, null, Payback.of(drain, replacements, savings));
+    }
+  }
+}
