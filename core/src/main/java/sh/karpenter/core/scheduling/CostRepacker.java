@@ -744,7 +744,8 @@ final class CostRepacker {
     for (int i = 0; i < dims.length; i++) {
       Expression row = model.newExpression("r" + i).upper(1);
       for (int c = 0; c < pods.length; c++) {
-        if (classRequests[c][i] > 0) {
+        // a class asking for what t lacks has an upper bound of 0 already: no row entry (no 1/0)
+        if (classRequests[c][i] > 0 && capacity[t][i] > 0) {
           row.set(pods[c], (double) classRequests[c][i] / capacity[t][i]);
         }
       }

@@ -38,9 +38,13 @@ final class ClusterReset {
   static void purge(KubernetesClient client) {
     for (Namespace namespace : client.namespaces().withLabel(TEST_NAMESPACE_LABEL).list().getItems()) {
       String name = namespace.getMetadata().getName();
+      // The namespace first: once it is terminating the API server refuses new pods in it, so a
+      // ReplicaSet cannot replace the pods deleted next with a pending one that the next test's
+      // controller would provision a node for (it did: two nodes where one was expected).
+      client.namespaces().withName(name).delete();
       // Without a kubelet nothing completes graceful pod deletion on nodes that are about to vanish.
       client.pods().inNamespace(name).withGracePeriod(0).delete();
-      client.namespaces().withName(name).delete();
+      awaitNoPods(client, name);
     }
     for (ResourceDefinitionContext karpenterKind : List.of(NODE_CLAIMS, NODE_POOLS, KWOK_NODE_CLASSES, EC2_NODE_CLASSES)) {
       if (isServed(client, karpenterKind)) {
@@ -48,6 +52,17 @@ final class ClusterReset {
       }
     }
     deleteAll(client.nodes());
+  }
+
+  private static void awaitNoPods(KubernetesClient client, String namespace) {
+    try {
+      client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).get(DELETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the pods of namespace " + namespace + " to go", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("the pods of namespace " + namespace + " were not gone after " + DELETION_TIMEOUT_SECONDS + " s", e);
+    }
   }
 
   private static <T extends HasMetadata, L extends KubernetesResourceList<T>> void deleteAll(

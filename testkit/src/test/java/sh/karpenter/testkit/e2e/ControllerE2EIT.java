@@ -90,7 +90,11 @@ class ControllerE2EIT {
     // them: created while it runs, on a loaded machine they can straddle two batch windows, and two
     // solves may pack them onto more nodes than one solve does.
     pods.forEach(pod -> client.pods().resource(pod).create());
-    operators.start(client, operators.provider(client, catalog), InProcessOperators.options());
+    // Pre-binding puts each pod on the NodeClaim the plan chose. Left to kube-scheduler, the pods can
+    // land differently: for example two web pods on the node the plan kept for a db pod. The db pods'
+    // hostname anti-affinity then leaves one without room, so a second pass adds nodes the plan never
+    // had, and consolidation removes them again, evicting these bare pods.
+    operators.start(client, operators.provider(client, catalog), InProcessOperators.options().withPrebind(true));
 
     await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
         assertThat(client.pods().list().getItems()).hasSize(50).allMatch(TestObjects::running));
