@@ -89,6 +89,7 @@ final class SchedulingPass {
             .thenComparingLong(p -> -p.requests().memoryMilli())
             .thenComparingLong(Pod::creationTimestampMillis)
             .thenComparing(Pod::uid));
+    pending = pinnedToExistingNodesFirst(pending, input.nodes());
     for (int i = 0; i < pending.size(); i++) {
       pods.add(new SchedulingPod(pending.get(i), prepared.dimensions, i, ignorePreferences));
     }
@@ -112,6 +113,55 @@ final class SchedulingPass {
     }
     this.reasons = new UnschedulableReasons(nodes, templates, volumes);
     this.zonePinning = new ZonePinning(topology, pods, placed);
+  }
+
+  /**
+   * The pods in queue order with those pinned to existing nodes moved to the front (each group keeps
+   * its order): a pod whose required hostname pod affinity selects pods running on existing nodes
+   * and no pending pod can only run on those nodes, while the pods sorted before it (larger ones)
+   * could mostly go elsewhere. Upstream tries it in size order, after the larger pods took the
+   * node's room, and leaves it unschedulable for good (docs/behaviour/scheduling.md#pod-affinity-in-one-pass).
+   */
+  static List<Pod> pinnedToExistingNodesFirst(List<Pod> pending, List<ExistingNode> existing) {
+    if (existing.isEmpty()) {
+      return pending;
+    }
+    Map<LabelSelector, Boolean> pinning = new HashMap<>();
+    List<Pod> pinned = new ArrayList<>();
+    List<Pod> others = new ArrayList<>(pending.size());
+    for (Pod pod : pending) {
+      boolean pin = false;
+      for (PodAffinityTerm term : pod.requiredPodAffinity()) {
+        if (Labels.HOSTNAME.equals(term.topologyKey())
+            && pinning.computeIfAbsent(term.selector(), selector -> selectsOnlyExistingPods(selector, pending, existing))) {
+          pin = true;
+          break;
+        }
+      }
+      (pin ? pinned : others).add(pod);
+    }
+    if (pinned.isEmpty()) {
+      return pending;
+    }
+    pinned.addAll(others);
+    return pinned;
+  }
+
+  /** Whether the selector matches some pod bound to an existing node and no pending pod (namespaces aside). */
+  private static boolean selectsOnlyExistingPods(LabelSelector selector, List<Pod> pending, List<ExistingNode> existing) {
+    for (Pod pod : pending) {
+      if (selector.matches(pod.labels())) {
+        return false;
+      }
+    }
+    for (ExistingNode node : existing) {
+      for (Pod pod : node.pods()) {
+        if (selector.matches(pod.labels())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The pass's topology; {@code keys} receives its topology keys other than the hostname. */
