@@ -128,6 +128,10 @@ final class FaultScenario implements AutoCloseable {
         .endSpec()
         .build();
     client.apps().deployments().resource(deployment).create();
+    // Its pods come from kube-controller-manager a moment later; until they exist, a cluster with no
+    // pod pending and no NodeClaim looks settled to Invariants.awaitSettled (a CI run saw it pass that
+    // way and count no NodeClaim).
+    until(() -> pods(name).size() == replicas);
   }
 
   /** A PodDisruptionBudget allowing at most {@code maxUnavailable} pods of {@code app} down. */
