@@ -53,6 +53,8 @@ final class RepackConsolidation {
   static final int MAX_CANDIDATES = 100;
   /** Bisection steps between the best size found by doubling and the next size tried. */
   private static final int REFINE_STEPS = 3;
+  /** Candidates taken off, one at a time, from the best move that does not pay back. */
+  private static final int TRIM_STEPS = 2;
   private static final double EPSILON = 1e-9;
 
   private RepackConsolidation() {}
@@ -77,6 +79,7 @@ final class RepackConsolidation {
     if (!offPlan.equals(byWaste)) {
       search.prefixes(offPlan);
     }
+    search.trimUnpaid();
     if (search.best != null) {
       return List.of(search.best);
     }
@@ -267,6 +270,23 @@ final class RepackConsolidation {
         } else {
           hi = mid;
         }
+      }
+    }
+
+    /**
+     * When no move pays back, the move saving the most without paying back is tried again without
+     * its dearest candidate, up to {@value #TRIM_STEPS} times: a big node's evictions and the nodes
+     * launched for its pods can cost more than the move saves in the horizon, while the rest of the
+     * set pays back alone.
+     */
+    void trimUnpaid() {
+      if (best != null || unpaid == null) {
+        return;
+      }
+      List<Candidate> set = new ArrayList<>(unpaid.candidates());
+      for (int step = 0; step < TRIM_STEPS && best == null && set.size() > 1; step++) {
+        set.remove(set.stream().max(Comparator.comparingDouble(Candidate::price).thenComparing(Candidate::name)).orElseThrow());
+        evaluate(List.copyOf(set));
       }
     }
 
