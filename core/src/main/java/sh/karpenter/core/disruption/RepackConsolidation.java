@@ -44,6 +44,8 @@ import sh.karpenter.core.wellknown.Labels;
  *
  * <p>A move is taken only when it pays back ({@link Payback}) within {@link
  * DisruptionOptions#paybackHorizon()}; of those, the one saving the most per hour is the command.
+ * When none does, the move saving the most is tried again without its dearest candidates ({@code
+ * Search.trimUnpaid}).
  * When the best move found does not pay back and no other does, its candidates are reported {@code
  * Unconsolidatable} with a message starting with "payback". Every command lowers the cluster's price
  * strictly, so repeated decisions cannot cycle: a cluster at rest reaches a fixed point.
