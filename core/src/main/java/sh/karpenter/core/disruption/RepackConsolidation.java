@@ -128,14 +128,7 @@ final class RepackConsolidation {
    * follow in {@code ranked}'s order. Unchanged when the plan fails.
    */
   static List<Candidate> offPlan(DisruptionPass pass, List<Candidate> ranked, Deadline deadline) {
-    Simulation simulation = pass.repackSimulation();
-    simulation.deadline(deadline);
-    Simulation.Outcome plan;
-    try {
-      plan = simulation.run(ranked, true);
-    } finally {
-      simulation.deadline(Deadline.NONE);
-    }
+    Simulation.Outcome plan = simulate(pass, ranked, deadline);
     if (!plan.ok()) {
       return ranked;
     }
@@ -155,6 +148,17 @@ final class RepackConsolidation {
     List<Candidate> sorted = new ArrayList<>(ranked);
     sorted.sort(Comparator.comparingDouble((Candidate c) -> -excess.get(c)).thenComparingInt(position::get));
     return sorted;
+  }
+
+  /** Simulates draining {@code drain} with the repack simulation (cost post-pass on) under {@code deadline}. */
+  private static Simulation.Outcome simulate(DisruptionPass pass, List<Candidate> drain, Deadline deadline) {
+    Simulation simulation = pass.repackSimulation();
+    simulation.deadline(deadline);
+    try {
+      return simulation.run(drain, true);
+    } finally {
+      simulation.deadline(Deadline.NONE);
+    }
   }
 
   /**
@@ -325,14 +329,7 @@ final class RepackConsolidation {
 
     /** The command that drains {@code drain}, or null when its pods do not all fit or it saves nothing. */
     private Command command(List<Candidate> drain) {
-      Simulation simulation = pass.repackSimulation();
-      simulation.deadline(deadline);
-      Simulation.Outcome outcome;
-      try {
-        outcome = simulation.run(drain, true);
-      } finally {
-        simulation.deadline(Deadline.NONE);
-      }
+      Simulation.Outcome outcome = simulate(pass, drain, deadline);
       if (!outcome.ok()) {
         return null;
       }
