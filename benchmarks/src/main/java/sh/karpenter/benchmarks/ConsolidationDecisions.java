@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import sh.karpenter.benchmarks.workload.CostMix;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.cost.LowerBound;
@@ -75,7 +77,9 @@ import sh.karpenter.core.wellknown.Labels;
  *   --compare           each cluster twice: upstream's methods alone, then with repack
  *   --payback-horizon M repack's payback horizon in minutes (default 120)
  *   --churn R           after convergence, R rounds of 20% pod churn, each decided to convergence
- *   --verbose           one line per loop: time, method, candidates, replacements, savings
+ *   --verbose           one line per loop: time, method, candidates, replacements, savings; after
+ *                       each phase the nodes (type, price, use) and what provisioning from scratch
+ *                       would cost: for all the pods, and around the nodes that cannot be disrupted
  * </pre>
  */
 public final class ConsolidationDecisions {
@@ -188,6 +192,33 @@ public final class ConsolidationDecisions {
     }
     if (label == null) {
       return;
+    }
+    if (verbose) {
+      cluster.describeNodes();
+      SchedulingResult scratch = new Scheduler(new SchedulingInput(
+          cluster.template.templates(), List.of(), cluster.allPods(), List.of(), null, cluster.template.options())).solve();
+      double scratchCost = scratch.newNodeClaims().stream().mapToDouble(c -> c.cheapestOffering().price()).sum();
+      System.out.printf(Locale.ROOT, "#   provisioning from scratch: %d nodes, %.2f $/h, %.3f of the bound%n",
+          scratch.newNodeClaims().size(), scratchCost, scratchCost / bound.perHour());
+      Map<String, Integer> types = new TreeMap<>();
+      scratch.newNodeClaims().forEach(c -> types.merge(c.cheapestInstanceType().name(), 1, Integer::sum));
+      System.out.println("#   scratch types " + types);
+      List<ExistingNode> fixed = new ArrayList<>();
+      List<Pod> free = new ArrayList<>();
+      double fixedCost = 0;
+      for (Node node : cluster.nodes) {
+        if ((node.pdbBlocked && !node.pods.isEmpty()) || node.doNotDisrupt) {
+          fixed.add(node.existing());
+          fixedCost += node.offering.price();
+        } else {
+          node.pods.forEach(p -> free.add(p.toBuilder().nodeName(null).build()));
+        }
+      }
+      SchedulingResult around = new Scheduler(new SchedulingInput(
+          cluster.template.templates(), fixed, free, List.of(), null, cluster.template.options())).solve();
+      double aroundCost = fixedCost + around.newNodeClaims().stream().mapToDouble(c -> c.cheapestOffering().price()).sum();
+      System.out.printf(Locale.ROOT, "#   provisioning around the %d blocked nodes: %.2f $/h, %.3f of the bound%n",
+          fixed.size(), aroundCost, aroundCost / bound.perHour());
     }
     double after = cluster.cost();
     System.out.printf(
@@ -382,6 +413,29 @@ public final class ConsolidationDecisions {
 
     double cost() {
       return nodes.stream().mapToDouble(n -> n.offering.price()).sum();
+    }
+
+    /** For --verbose: each node's type, price, CPU and memory use, and whether it can be disrupted. */
+    void describeNodes() {
+      List<Node> sorted = new ArrayList<>(nodes);
+      sorted.sort(Comparator.comparingDouble((Node n) -> -n.offering.price()).thenComparing(n -> n.name));
+      for (Node node : sorted) {
+        Resources used = Resources.EMPTY;
+        for (Pod pod : node.pods) {
+          used = used.plus(pod.requests());
+        }
+        Resources allocatable = node.type.allocatable();
+        System.out.printf(
+            Locale.ROOT,
+            "#   node %s %s $%.4f cpu %.0f%% memory %.0f%% pods %d%s%n",
+            node.name,
+            node.type.name(),
+            node.offering.price(),
+            100.0 * used.cpuMilli() / allocatable.cpuMilli(),
+            100.0 * used.memoryMilli() / allocatable.memoryMilli(),
+            node.pods.size(),
+            node.pdbBlocked && !node.pods.isEmpty() ? " (pdb)" : node.doNotDisrupt ? " (do-not-disrupt)" : "");
+      }
     }
 
     DisruptionInput input() {

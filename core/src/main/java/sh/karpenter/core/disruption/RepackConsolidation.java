@@ -2,9 +2,12 @@ package sh.karpenter.core.disruption;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.instancetype.Offering;
@@ -28,8 +31,11 @@ import sh.karpenter.core.wellknown.Labels;
  * requests cost at the cheapest price per unit of CPU, and per unit of memory, that any launchable
  * offering of the NodePools charges, whichever of the two is larger: the prices of the per-resource
  * lower bound ({@code core.cost.LowerBound}'s simple bound), so a pod's value is its share of what any
- * plan must pay for it, and waste is what the node costs beyond that. Drain sets are prefixes of that
- * ranking: sizes 1, 2, 4, … up to all, then a few bisection steps above the best size. Each is
+ * plan must pay for it, and waste is what the node costs beyond that. A second order puts the
+ * <em>off-plan</em> candidates first ({@link #offPlan}): those of instance types that provisioning,
+ * placing every candidate's pods at once, launches fewer of than the candidates hold. Drain sets are
+ * prefixes of each order, the budgets applied to each: sizes 1, 2, 4, … up to all, then a few
+ * bisection steps above the best size. Each is
  * simulated with the provisioning scheduler, with its cost post-pass (as provisioning runs it, since
  * the move may launch several nodes), so the move never plans a placement provisioning would not
  * make. Each replacement keeps the instance types whose worst launch price stays within half of its
@@ -38,6 +44,8 @@ import sh.karpenter.core.wellknown.Labels;
  *
  * <p>A move is taken only when it pays back ({@link Payback}) within {@link
  * DisruptionOptions#paybackHorizon()}; of those, the one saving the most per hour is the command.
+ * When none does, the move saving the most is tried again without its dearest candidates ({@code
+ * Search.trimUnpaid}).
  * When the best move found does not pay back and no other does, its candidates are reported {@code
  * Unconsolidatable} with a message starting with "payback". Every command lowers the cluster's price
  * strictly, so repeated decisions cannot cycle: a cluster at rest reaches a fixed point.
@@ -47,6 +55,8 @@ final class RepackConsolidation {
   static final int MAX_CANDIDATES = 100;
   /** Bisection steps between the best size found by doubling and the next size tried. */
   private static final int REFINE_STEPS = 3;
+  /** Candidates taken off, one at a time, from the best move that does not pay back. */
+  private static final int TRIM_STEPS = 2;
   private static final double EPSILON = 1e-9;
 
   private RepackConsolidation() {}
@@ -59,45 +69,19 @@ final class RepackConsolidation {
     if (candidates.isEmpty()) {
       return List.of();
     }
-    List<Candidate> ranked = byWaste(candidates, UnitPrices.of(pass.input.scheduling().templates()));
-    Map<String, Integer> budgets = pass.budgetsCopy(Reason.UNDERUTILIZED);
-    List<Candidate> within = new ArrayList<>();
-    for (Candidate candidate : ranked) {
-      if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
-        pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
-        continue;
-      }
-      budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
-      within.add(candidate);
-      if (within.size() == MAX_CANDIDATES) {
-        break;
-      }
-    }
-    if (within.isEmpty()) {
+    UnitPrices prices = UnitPrices.of(pass.input.scheduling().templates());
+    List<Candidate> ranked = byWaste(candidates, prices);
+    Search search = new Search(pass, Deadline.after(pass.input.options().clock(), pass.input.options().multiNodeTimeout()));
+    List<Candidate> byWaste = withinBudgets(pass, ranked, true);
+    if (byWaste.isEmpty()) {
       return List.of();
     }
-    Search search = new Search(pass, within, Deadline.after(pass.input.options().clock(), pass.input.options().multiNodeTimeout()));
-    List<Integer> sizes = new ArrayList<>();
-    for (int k = 1; k < within.size(); k *= 2) {
-      sizes.add(k);
+    search.prefixes(byWaste);
+    List<Candidate> offPlan = withinBudgets(pass, offPlan(pass, ranked, search.deadline), false);
+    if (!offPlan.equals(byWaste)) {
+      search.prefixes(offPlan);
     }
-    sizes.add(within.size());
-    for (int k : sizes) {
-      search.evaluate(k);
-    }
-    if (search.bestSize > 0) {
-      int index = sizes.indexOf(search.bestSize);
-      int hi = index + 1 < sizes.size() ? sizes.get(index + 1) : search.bestSize;
-      int lo = search.bestSize;
-      for (int step = 0; step < REFINE_STEPS && hi - lo > 1; step++) {
-        int mid = (lo + hi) >>> 1;
-        if (search.evaluate(mid)) {
-          lo = mid;
-        } else {
-          hi = mid;
-        }
-      }
-    }
+    search.trimUnpaid();
     if (search.best != null) {
       return List.of(search.best);
     }
@@ -110,6 +94,71 @@ final class RepackConsolidation {
       }
     }
     return List.of();
+  }
+
+  /**
+   * The candidates in {@code order} that their NodePools' {@code Underutilized} budgets leave room
+   * for, at most {@value #MAX_CANDIDATES}; with {@code report}, the others are reported blocked.
+   */
+  private static List<Candidate> withinBudgets(DisruptionPass pass, List<Candidate> order, boolean report) {
+    Map<String, Integer> budgets = pass.budgetsCopy(Reason.UNDERUTILIZED);
+    List<Candidate> within = new ArrayList<>();
+    for (Candidate candidate : order) {
+      if (budgets.getOrDefault(candidate.nodePoolName(), 0) <= 0) {
+        if (report) {
+          pass.budgetBlocked(candidate, Reason.UNDERUTILIZED);
+        }
+        continue;
+      }
+      budgets.merge(candidate.nodePoolName(), -1, Integer::sum);
+      within.add(candidate);
+      if (within.size() == MAX_CANDIDATES) {
+        break;
+      }
+    }
+    return within;
+  }
+
+  /**
+   * The candidates with the nodes that provisioning would not launch first: the pods of every
+   * candidate are placed as if all of them were gone (one pass of the repack simulation), and a
+   * candidate whose instance type that plan launches fewer of than the candidates hold is <em>off
+   * plan</em>. Off-plan candidates come first, those of the types most over-represented (the share of
+   * the type's candidates the plan does not replace) first, then by {@code ranked}'s order; the others
+   * follow in {@code ranked}'s order. Unchanged when the plan fails.
+   */
+  static List<Candidate> offPlan(DisruptionPass pass, List<Candidate> ranked, Deadline deadline) {
+    Simulation.Outcome plan = simulate(pass, ranked, deadline);
+    if (!plan.ok()) {
+      return ranked;
+    }
+    Map<String, Integer> planned = new HashMap<>();
+    plan.replacements().forEach(r -> planned.merge(r.cheapestInstanceType().name(), 1, Integer::sum));
+    Map<String, Integer> held = new HashMap<>();
+    ranked.forEach(c -> held.merge(c.instanceType().name(), 1, Integer::sum));
+    Map<Candidate, Double> excess = new IdentityHashMap<>();
+    for (Candidate c : ranked) {
+      int count = held.get(c.instanceType().name());
+      excess.put(c, Math.max(0, count - planned.getOrDefault(c.instanceType().name(), 0)) / (double) count);
+    }
+    Map<Candidate, Integer> position = new IdentityHashMap<>();
+    for (int i = 0; i < ranked.size(); i++) {
+      position.put(ranked.get(i), i);
+    }
+    List<Candidate> sorted = new ArrayList<>(ranked);
+    sorted.sort(Comparator.comparingDouble((Candidate c) -> -excess.get(c)).thenComparingInt(position::get));
+    return sorted;
+  }
+
+  /** Simulates draining {@code drain} with the repack simulation (cost post-pass on) under {@code deadline}. */
+  private static Simulation.Outcome simulate(DisruptionPass pass, List<Candidate> drain, Deadline deadline) {
+    Simulation simulation = pass.repackSimulation();
+    simulation.deadline(deadline);
+    try {
+      return simulation.run(drain, true);
+    } finally {
+      simulation.deadline(Deadline.NONE);
+    }
   }
 
   /**
@@ -185,27 +234,80 @@ final class RepackConsolidation {
   /** The drain sets tried in one loop and the best moves found. */
   private static final class Search {
     private final DisruptionPass pass;
-    private final List<Candidate> ranked;
     private final Deadline deadline;
-    /** The approved command that pays back and saves the most, and its size. */
+    /** The drain sets simulated so far, by their candidates' names. */
+    private final Set<Set<String>> tried = new HashSet<>();
+    /** The approved command that pays back and saves the most. */
     Command best;
-    int bestSize;
     /** The command saving the most among those that do not pay back. */
     Command unpaid;
 
-    Search(DisruptionPass pass, List<Candidate> ranked, Deadline deadline) {
+    Search(DisruptionPass pass, Deadline deadline) {
       this.pass = pass;
-      this.ranked = ranked;
       this.deadline = deadline;
     }
 
-    /** Simulates draining the first {@code size} candidates; true when it became the best move. */
-    boolean evaluate(int size) {
+    /**
+     * Simulates prefixes of {@code order}: sizes 1, 2, 4, … up to all, then {@value #REFINE_STEPS}
+     * bisection steps above the best size found among them.
+     */
+    void prefixes(List<Candidate> order) {
+      List<Integer> sizes = new ArrayList<>();
+      for (int k = 1; k < order.size(); k *= 2) {
+        sizes.add(k);
+      }
+      sizes.add(order.size());
+      int found = 0;
+      for (int k : sizes) {
+        if (evaluate(order.subList(0, k))) {
+          found = k;
+        }
+      }
+      if (found == 0) {
+        return;
+      }
+      int index = sizes.indexOf(found);
+      int hi = index + 1 < sizes.size() ? sizes.get(index + 1) : found;
+      int lo = found;
+      for (int step = 0; step < REFINE_STEPS && hi - lo > 1; step++) {
+        int mid = (lo + hi) >>> 1;
+        if (evaluate(order.subList(0, mid))) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+    }
+
+    /**
+     * When no move pays back, the move saving the most without paying back is tried again without
+     * its dearest candidate, up to {@value #TRIM_STEPS} times: a big node's evictions and the nodes
+     * launched for its pods can cost more than the move saves in the horizon, while the rest of the
+     * set pays back alone.
+     */
+    void trimUnpaid() {
+      if (best != null || unpaid == null) {
+        return;
+      }
+      List<Candidate> set = new ArrayList<>(unpaid.candidates());
+      for (int step = 0; step < TRIM_STEPS && best == null && set.size() > 1; step++) {
+        set.remove(set.stream().max(Comparator.comparingDouble(Candidate::price).thenComparing(Candidate::name)).orElseThrow());
+        evaluate(List.copyOf(set));
+      }
+    }
+
+    /** Simulates draining {@code drain}; true when it became the best move. */
+    boolean evaluate(List<Candidate> drain) {
       if (deadline.passed()) {
         pass.timedOut(Method.REPACK_CONSOLIDATION);
         return false;
       }
-      Command command = command(ranked.subList(0, size));
+      Set<String> names = new HashSet<>();
+      drain.forEach(c -> names.add(c.name()));
+      if (!tried.add(names)) {
+        return false;
+      }
+      Command command = command(drain);
       if (command == null) {
         return false;
       }
@@ -222,20 +324,12 @@ final class RepackConsolidation {
         return false;
       }
       best = command;
-      bestSize = size;
       return true;
     }
 
     /** The command that drains {@code drain}, or null when its pods do not all fit or it saves nothing. */
     private Command command(List<Candidate> drain) {
-      Simulation simulation = pass.repackSimulation();
-      simulation.deadline(deadline);
-      Simulation.Outcome outcome;
-      try {
-        outcome = simulation.run(drain, true);
-      } finally {
-        simulation.deadline(Deadline.NONE);
-      }
+      Simulation.Outcome outcome = simulate(pass, drain, deadline);
       if (!outcome.ok()) {
         return null;
       }

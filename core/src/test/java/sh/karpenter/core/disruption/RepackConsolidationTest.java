@@ -110,6 +110,27 @@ class RepackConsolidationTest {
   }
 
   @Test
+  void offPlanCandidatesComeFirst() {
+    // a 4-CPU node at 0.7/h is dearer per CPU than the big type; provisioning packs all eight pods
+    // onto two big nodes, so the mid node is off plan and leads, ahead of the waste order
+    InstanceType mid = DisruptionFixture.type("mid", "4", "8Gi", 0.7, 0);
+    DisruptionFixture f = new DisruptionFixture();
+    f.pool("default", ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED, Duration.ZERO, List.of(new Budget("100%", null, null, null)), List.of(SMALL, BIG, mid));
+    f.node("full", "default", BIG).pods(pod("1800m"), pod("1800m"), pod("1800m"), pod("1800m"));
+    f.node("half", "default", BIG).pods(pod("1800m"), pod("1800m"));
+    f.node("mid", "default", mid).pods(pod("1800m"), pod("1800m"));
+    f.options = f.options.withRepackConsolidation(true, Duration.ofHours(2));
+    DisruptionPass pass = new DisruptionPass(f.input());
+    List<Candidate> ranked =
+        RepackConsolidation.byWaste(pass.consolidationCandidates(), RepackConsolidation.UnitPrices.of(pass.input.scheduling().templates()));
+    assertThat(ranked).extracting(Candidate::name).containsExactly("half", "mid", "full");
+
+    assertThat(RepackConsolidation.offPlan(pass, ranked, sh.karpenter.core.scheduling.Deadline.NONE))
+        .extracting(Candidate::name)
+        .containsExactly("mid", "half", "full");
+  }
+
+  @Test
   void paybackDescribesItself() {
     Payback payback = new Payback(0.2, 0.05, Duration.ofMinutes(15));
     assertThat(payback.describe()).isEqualTo("saves 0.2000 $/h, disruption cost 0.0500 $, payback 15m");

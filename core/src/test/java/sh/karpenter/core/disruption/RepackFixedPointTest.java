@@ -58,7 +58,7 @@ class RepackFixedPointTest {
   }
 
   static LongStream seeds() {
-    return LongStream.range(0, 40);
+    return LongStream.range(0, 80);
   }
 
   /** A node of the model the commands are applied to. */
