@@ -85,15 +85,16 @@ public final class Planner {
     // over those pods is computed beside the solve and used when the solve placed exactly them.
     CompletableFuture<Optional<List<Pod>>> guessedPods = new CompletableFuture<>();
     CompletableFuture<TimedBound> guessedBound = BackgroundWork.start("plan-lower-bound", () -> {
-      Optional<List<Pod>> pods;
+      long begin = System.nanoTime();
+      Optional<SchedulingLowerBound.Guess> guess;
       try {
-        pods = SchedulingLowerBound.mayBePlaced(input, BoundBudget.DEFAULT);
+        guess = SchedulingLowerBound.guess(input, BoundBudget.DEFAULT);
       } catch (RuntimeException | Error e) {
         guessedPods.complete(Optional.empty());
         throw e;
       }
-      guessedPods.complete(pods);
-      return pods.map(p -> TimedBound.of(input, p)).orElse(null);
+      guessedPods.complete(guess.map(SchedulingLowerBound.Guess::pods));
+      return guess.map(g -> new TimedBound(g.bound(), (System.nanoTime() - begin) / 1_000_000)).orElse(null);
     });
     long start = System.nanoTime();
     SchedulingResult result = new Scheduler(input).solve();

@@ -138,21 +138,22 @@ class SchedulingLowerBoundTest {
     List<Pod> pods = mixedPods(200);
     SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
 
-    List<Pod> allowed = SchedulingLowerBound.mayBePlaced(input, BoundBudget.DEFAULT).orElseThrow();
+    SchedulingLowerBound.Guess guess = SchedulingLowerBound.guess(input, BoundBudget.DEFAULT).orElseThrow();
     List<Pod> placed = new Scheduler(input).solve().placedPods();
 
-    assertThat(allowed).hasSize(160).doesNotContain(pods.get(2), pods.get(200), pods.get(201));
-    assertThat(placed).containsExactlyInAnyOrderElementsOf(allowed);
-    assertThat(SchedulingLowerBound.of(input, allowed)).isEqualTo(SchedulingLowerBound.of(input, placed));
+    assertThat(guess.pods()).hasSize(160).doesNotContain(pods.get(2), pods.get(200), pods.get(201));
+    assertThat(placed).containsExactlyInAnyOrderElementsOf(guess.pods());
+    assertThat(guess.bound()).isEqualTo(SchedulingLowerBound.of(input, placed)).isEqualTo(SchedulingLowerBound.of(input, guess.pods()));
+    assertThat(guess.bound().perHour()).isPositive();
   }
 
   /** Without the budget to ask every offering about each pod constraint, there is no guess. */
   @Test
-  void mayBePlacedStaysWithinTheBudget() {
+  void theGuessStaysWithinTheBudget() {
     List<Pod> pods = mixedPods(50);
     SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
 
-    assertThat(SchedulingLowerBound.mayBePlaced(input, BoundBudget.DEFAULT.withMaxSteps(1000))).isEmpty();
+    assertThat(SchedulingLowerBound.guess(input, BoundBudget.DEFAULT.withMaxSteps(1000))).isEmpty();
   }
 
   /**
