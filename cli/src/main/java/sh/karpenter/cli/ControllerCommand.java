@@ -57,7 +57,11 @@ import sh.karpenter.providers.kwok.KwokCloudProvider;
     sortOptions = false)
 public final class ControllerCommand implements Callable<Integer> {
   static final int BAD_INPUT = 2;
-  private static final Logger LOG = LoggerFactory.getLogger(ControllerCommand.class);
+
+  /** The logger, made on first use: picocli creates every command when any one runs, and `plan` logs nothing. */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(ControllerCommand.class);
+  }
   /** The longest wait between two attempts to reach the API server. */
   private static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(30);
 
@@ -268,7 +272,7 @@ public final class ControllerCommand implements Callable<Integer> {
     }
     configureLogging(level, logFormat);
     if (!aws.interruptionQueue.isBlank() && awsSettings == null) {
-      LOG.warn("--interruption-queue {}: only the aws cloud provider reads an interruption queue; ignored", aws.interruptionQueue);
+      Log.LOG.warn("--interruption-queue {}: only the aws cloud provider reads an interruption queue; ignored", aws.interruptionQueue);
     }
     Metrics metrics = new Metrics(io.prometheus.client.CollectorRegistry.defaultRegistry);
     try (KubernetesClient client = ControllerClient.builder(kube.config(), kubeClientQps, kubeClientBurst, metrics.apiRequests()).build()) {
@@ -335,10 +339,10 @@ public final class ControllerCommand implements Callable<Integer> {
     while (true) {
       try {
         var version = client.getKubernetesVersion();
-        LOG.info("connected to the API server at {} ({}), Kubernetes {}", server, kube.source(), version.getGitVersion());
+        Log.LOG.info("connected to the API server at {} ({}), Kubernetes {}", server, kube.source(), version.getGitVersion());
         return;
       } catch (KubernetesClientException e) {
-        LOG.error("cannot reach the API server at {} ({}): {}; retrying in {}s", server, kube.source(), rootCause(e), delay.toSeconds());
+        Log.LOG.error("cannot reach the API server at {} ({}): {}; retrying in {}s", server, kube.source(), rootCause(e), delay.toSeconds());
       }
       Thread.sleep(delay);
       delay = delay.multipliedBy(2).compareTo(MAX_RETRY_DELAY) > 0 ? MAX_RETRY_DELAY : delay.multipliedBy(2);

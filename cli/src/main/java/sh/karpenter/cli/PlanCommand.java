@@ -9,13 +9,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
 import sh.karpenter.api.validation.Manifests;
+import sh.karpenter.cli.plan.BackgroundWork;
 import sh.karpenter.cli.plan.LiveAwsCatalog;
 import sh.karpenter.cli.plan.ManifestReader;
 import sh.karpenter.cli.plan.PlanReport;
@@ -144,7 +143,7 @@ public final class PlanCommand implements Callable<Integer> {
     try {
       // The bundled catalogue (1,364 types) loads on a second thread while the manifests are read:
       // on a fresh JVM both are mostly class loading and interpreted code, and a machine has cores.
-      CompletableFuture<InstanceTypeCatalog> loading = awsEndpoint == null ? inBackground(this::catalog) : null;
+      CompletableFuture<InstanceTypeCatalog> loading = awsEndpoint == null ? BackgroundWork.start("plan-catalogue", this::catalog) : null;
       SchedulerConfig config;
       List<ManifestReader.PlanManifest> manifests;
       try {
@@ -152,11 +151,11 @@ public final class PlanCommand implements Callable<Integer> {
         manifests = new ManifestReader(w -> err.println("warning: " + w), new Manifests.Limits(maxFileSize, maxInputSize)).read(paths);
       } catch (RuntimeException | Error e) {
         if (loading != null) {
-          join(loading); // a bad --instance-types is reported first, as when the two ran in turn
+          BackgroundWork.join(loading); // a bad --instance-types is reported first, as when the two ran in turn
         }
         throw e;
       }
-      InstanceTypeCatalog catalog = loading != null ? join(loading) : liveCatalog(manifests, err);
+      InstanceTypeCatalog catalog = loading != null ? BackgroundWork.join(loading) : liveCatalog(manifests, err);
       PlanReport report =
           new Planner(catalog, new SchedulerOptions(preferencePolicy, minValuesPolicy), config.defaultConstraints())
               .maxExpandedPods(maxExpandedPods)
@@ -183,32 +182,6 @@ public final class PlanCommand implements Callable<Integer> {
       return BAD_INPUT;
     }
     return 0;
-  }
-
-  /** Runs {@code work} on a daemon thread of its own (the JVM's exit never waits for it). */
-  private static <T> CompletableFuture<T> inBackground(Supplier<T> work) {
-    return CompletableFuture.supplyAsync(
-        work,
-        task -> {
-          Thread thread = new Thread(task, "plan-catalogue");
-          thread.setDaemon(true);
-          thread.start();
-        });
-  }
-
-  /** The future's value, or what it threw, rethrown as it was thrown. */
-  private static <T> T join(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      if (e.getCause() instanceof Error cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 
   /** Flag values picocli's types let through but a plan cannot use: usage errors (exit code 2). */

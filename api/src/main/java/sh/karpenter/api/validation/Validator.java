@@ -33,15 +33,62 @@ public final class Validator {
 
   private final Map<String, Kind<?>> kinds;
 
-  private record Kind<T>(CustomResourceSchema schema, Class<T> type, BiConsumer<JsonNode, ErrorCollector> runtimeChecks) {}
+  /**
+   * One served kind. Its CRD is read and its schema built on first use, so a command that sees only
+   * NodePools does not pay for the EC2NodeClass schema; {@code apiVersion} and {@code kind} are
+   * checked against the CRD when it is read.
+   */
+  private static final class Kind<T> {
+    private final String apiVersion;
+    private final String name;
+    private final String resource;
+    private final Class<T> type;
+    private final BiConsumer<JsonNode, ErrorCollector> runtimeChecks;
+    private volatile CustomResourceSchema schema;
+
+    Kind(String apiVersion, String name, String resource, Class<T> type, BiConsumer<JsonNode, ErrorCollector> runtimeChecks) {
+      this.apiVersion = apiVersion;
+      this.name = name;
+      this.resource = resource;
+      this.type = type;
+      this.runtimeChecks = runtimeChecks;
+    }
+
+    CustomResourceSchema schema() {
+      CustomResourceSchema loaded = schema;
+      if (loaded == null) {
+        synchronized (this) {
+          loaded = schema;
+          if (loaded == null) {
+            loaded = load(resource);
+            if (!loaded.apiVersion().equals(apiVersion) || !loaded.kind().equals(name)) {
+              throw new IllegalStateException(resource + " serves " + loaded.apiVersion() + " " + loaded.kind() + ", not " + apiVersion + " " + name);
+            }
+            schema = loaded;
+          }
+        }
+      }
+      return loaded;
+    }
+
+    Class<T> type() {
+      return type;
+    }
+
+    BiConsumer<JsonNode, ErrorCollector> runtimeChecks() {
+      return runtimeChecks;
+    }
+  }
 
   private Validator() {
     this.kinds =
         Map.of(
-            NodePool.KIND, new Kind<>(load(Crds.NODE_POOLS), NodePool.class, RuntimeChecks::nodePool),
-            NodeClaim.KIND, new Kind<>(load(Crds.NODE_CLAIMS), NodeClaim.class, RuntimeChecks::nodeClaim),
-            KWOKNodeClass.KIND, new Kind<>(load(Crds.KWOK_NODE_CLASSES), KWOKNodeClass.class, (tree, errors) -> {}),
-            EC2NodeClass.KIND, new Kind<>(load(Crds.EC2_NODE_CLASSES), EC2NodeClass.class, RuntimeChecks::ec2NodeClass));
+            NodePool.KIND, new Kind<>(NodePool.API_VERSION, NodePool.KIND, Crds.NODE_POOLS, NodePool.class, RuntimeChecks::nodePool),
+            NodeClaim.KIND, new Kind<>(NodePool.API_VERSION, NodeClaim.KIND, Crds.NODE_CLAIMS, NodeClaim.class, RuntimeChecks::nodeClaim),
+            KWOKNodeClass.KIND,
+            new Kind<>(KWOKNodeClass.API_VERSION, KWOKNodeClass.KIND, Crds.KWOK_NODE_CLASSES, KWOKNodeClass.class, (tree, errors) -> {}),
+            EC2NodeClass.KIND,
+            new Kind<>(EC2NodeClass.API_VERSION, EC2NodeClass.KIND, Crds.EC2_NODE_CLASSES, EC2NodeClass.class, RuntimeChecks::ec2NodeClass));
   }
 
   /** The validator for the bundled CRDs. */
@@ -101,9 +148,9 @@ public final class Validator {
    */
   public Validated<?> validate(Manifest manifest) {
     Kind<?> kind = kinds.get(manifest.kind());
-    if (kind == null || !kind.schema().apiVersion().equals(manifest.apiVersion())) {
+    if (kind == null || !kind.apiVersion.equals(manifest.apiVersion())) {
       String served = kinds.values().stream()
-          .map(k -> k.schema().apiVersion() + " " + k.schema().kind()).sorted().collect(Collectors.joining(", "));
+          .map(k -> k.apiVersion + " " + k.name).sorted().collect(Collectors.joining(", "));
       return invalid(manifest.document(), manifest.kind().isEmpty() ? "kind" : "apiVersion",
           "no kind \"" + manifest.kind() + "\" is served in \"" + manifest.apiVersion() + "\"; served: " + served);
     }

@@ -38,14 +38,18 @@ import sh.karpenter.api.validation.Validator;
     sortOptions = false)
 public final class ConvertCommand implements Callable<Integer> {
   static final int BAD_INPUT = 2;
-  private static final YAMLMapper YAML = YAMLMapper.builder(YAMLFactory.builder()
-          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-          .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-          .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
-          .build())
-      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-      .build();
+
+  /** The YAML writer, built on first use: picocli creates every command when any one runs. */
+  private static final class Yaml {
+    static final YAMLMapper MAPPER = YAMLMapper.builder(YAMLFactory.builder()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+            .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+            .build())
+        .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+        .build();
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -133,7 +137,7 @@ public final class ConvertCommand implements Callable<Integer> {
       text.append("# karpenter convert: ").append(note.replace("\n", " ")).append('\n');
     }
     try {
-      text.append(YAML.writeValueAsString(object.object()));
+      text.append(Yaml.MAPPER.writeValueAsString(object.object()));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("writing " + object.kind() + " " + object.name(), e);
     }

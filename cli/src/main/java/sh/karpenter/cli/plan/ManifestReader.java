@@ -117,6 +117,7 @@ public final class ManifestReader {
    *     over its limits, or nothing in it is part of a plan
    */
   public List<PlanManifest> read(List<Path> paths) {
+    warmUpPodBinding();
     List<Path> all = new ArrayList<>();
     List<String> empty = new ArrayList<>();
     Set<Path> seen = new HashSet<>();
@@ -165,6 +166,24 @@ public final class ManifestReader {
     }
     empty.forEach(line -> warnings.accept(line + "; skipped"));
     return objects;
+  }
+
+  /**
+   * Builds the binder of a Pod (and so of the pod template every workload holds) on a thread of
+   * its own while this one parses YAML and loads CRD schemas: on a fresh JVM, Jackson's introspection
+   * of the fabric8 pod model is most of the cost of binding. Binding waits for it, or builds it
+   * itself when the warm-up failed (a failure is then reported by binding, as without it).
+   */
+  private void warmUpPodBinding() {
+    BackgroundWork.start(
+        "plan-bind-warm-up",
+        () -> {
+          try {
+            return strict.readerFor(Pod.class);
+          } catch (RuntimeException e) {
+            return null;
+          }
+        });
   }
 
   private void bind(Manifest manifest, List<PlanManifest> out) {

@@ -3,9 +3,13 @@ package sh.karpenter.core.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
@@ -91,6 +95,65 @@ class SchedulingLowerBoundTest {
 
     assertThat(bound.unplaceableClasses()).isEqualTo(1);
     assertThat(bound.perHour()).isZero();
+  }
+
+  /** Pods of several shapes and constraints, some only the bound's relaxation can rule out. */
+  private static List<Pod> mixedPods(int count) {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Pod.Builder builder = Pod.builder();
+      switch (i % 5) {
+        case 0 -> builder.nodeSelector(Map.of(Labels.ZONE, "us-east-1" + (char) ('a' + i % 3)));
+        case 1 -> builder.requiredNodeAffinityTerm(Requirements.of(Requirement.of(Labels.CAPACITY_TYPE, Operator.In, List.of("spot"), null)));
+        case 2 -> builder.nodeSelector(Map.of(Labels.ZONE, "nowhere-1a")); // no offering is in that zone
+        default -> {}
+      }
+      pods.add(pod(i, builder));
+    }
+    pods.add(Pod.builder().namespace("default").name("too-big").container(Resources.builder().cpu("5000").build())
+        .toleration(Toleration.equal("dedicated", "batch", Taint.Effect.NoSchedule)).build());
+    pods.add(Pod.builder().namespace("default").name("untolerated").container(Resources.builder().cpu("1").build()).build());
+    return pods;
+  }
+
+  /** The bound depends on the set of pods, not on the order it is given them in. */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 20240611})
+  void theBoundIsTheSameInAnyOrder(long seed) {
+    List<Pod> pods = mixedPods(300);
+    SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+    List<Pod> shuffled = new ArrayList<>(pods);
+    Collections.shuffle(shuffled, new Random(seed));
+
+    assertThat(SchedulingLowerBound.of(input, shuffled)).as("seed %d", seed).isEqualTo(SchedulingLowerBound.of(input, pods));
+  }
+
+  /**
+   * The pods the relaxation allows are the pods a solve places when nothing but requirements,
+   * taints and resources stops it: the bound over them, computed before the solve, is the bound of
+   * its result.
+   */
+  @Test
+  void thePodsTheRelaxationAllowsAreThePodsASolvePlaces() {
+    List<Pod> pods = mixedPods(200);
+    SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+
+    SchedulingLowerBound.Guess guess = SchedulingLowerBound.guess(input, BoundBudget.DEFAULT).orElseThrow();
+    List<Pod> placed = new Scheduler(input).solve().placedPods();
+
+    assertThat(guess.pods()).hasSize(160).doesNotContain(pods.get(2), pods.get(200), pods.get(201));
+    assertThat(placed).containsExactlyInAnyOrderElementsOf(guess.pods());
+    assertThat(guess.bound()).isEqualTo(SchedulingLowerBound.of(input, placed)).isEqualTo(SchedulingLowerBound.of(input, guess.pods()));
+    assertThat(guess.bound().perHour()).isPositive();
+  }
+
+  /** Without the budget to ask every offering about each pod constraint, there is no guess. */
+  @Test
+  void theGuessStaysWithinTheBudget() {
+    List<Pod> pods = mixedPods(50);
+    SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+
+    assertThat(SchedulingLowerBound.guess(input, BoundBudget.DEFAULT.withMaxSteps(1000))).isEmpty();
   }
 
   /**
