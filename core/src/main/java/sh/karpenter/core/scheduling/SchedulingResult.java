@@ -60,8 +60,8 @@ public record SchedulingResult(
 
   /**
    * Every placed pod: those on new NodeClaims (in plan order), then those on existing nodes by node
-   * name (the map's own order changes from one JVM to the next). What a lower bound is taken over; the
-   * bound depends on this order, so it must be the same on every run.
+   * name (the map's own order changes from one JVM to the next), so the list is the same on every run.
+   * What a lower bound is taken over; the bound sorts the pods itself and depends only on which they are.
    */
   public List<Pod> placedPods() {
     List<Pod> placed = new ArrayList<>();
