@@ -94,7 +94,9 @@ final class FaultScenario implements AutoCloseable {
     if (claims.size() != 1) {
       throw new AssertionError("expected one NodeClaim for the three pods, got " + claims.size());
     }
-    return claims.get(0).getStatus().getNodeName();
+    // The pods' node, not the NodeClaim's status.nodeName: under load the pods can run before
+    // registration writes it (a run saw null here).
+    return pods("web").get(0).getSpec().getNodeName();
   }
 
   /**
