@@ -7,9 +7,7 @@ import static sh.karpenter.testkit.reliability.FaultScenario.until;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
@@ -35,29 +33,22 @@ import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 class WatchExpiredIT {
   private static final Duration DOWNTIME = Duration.ofSeconds(3);
 
-  private final List<AutoCloseable> running = new ArrayList<>();
-
-  private <T extends AutoCloseable> T track(T closeable) {
-    running.add(closeable);
-    return closeable;
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    for (AutoCloseable closeable : running.reversed()) {
-      closeable.close();
-    }
-    running.clear();
-  }
-
   @Test
-  void aWatchThatFailsWith410GoneReListsAndLosesNothing(KubernetesClient client, ControlPlane controlPlane) {
+  void aWatchThatFailsWith410GoneReListsAndLosesNothing(KubernetesClient client, ControlPlane controlPlane) throws InterruptedException {
     String namespace = client.getNamespace();
-    FaultScenario scenario = track(new FaultScenario(client, controlPlane.client()));
-    Invariants invariants = track(Invariants.watch(controlPlane.client(), namespace));
-    scenario.pool("{consolidateAfter: Never}");
-    ControllerProcess controller = track(ControllerProcess.start(client.getConfiguration(), scenario.cloud,
-        ControllerProcess.options(namespace).withLeaderElection(false, "karpenter-leader-election", namespace)));
+    // Closed in reverse order, whatever happens: the controller, then the monitor, then the cloud.
+    try (FaultScenario scenario = new FaultScenario(client, controlPlane.client());
+        Invariants invariants = Invariants.watch(controlPlane.client(), namespace);
+        ControllerProcess controller = ControllerProcess.start(client.getConfiguration(), scenario.cloud,
+            ControllerProcess.options(namespace).withLeaderElection(false, "karpenter-leader-election", namespace))) {
+      scenario.pool("{consolidateAfter: Never}");
+      provisionAfterTheWatchesExpire(client, controlPlane, scenario, invariants, controller);
+    }
+  }
+
+  private static void provisionAfterTheWatchesExpire(KubernetesClient client, ControlPlane controlPlane, FaultScenario scenario,
+      Invariants invariants, ControllerProcess controller) {
+    String namespace = client.getNamespace();
     scenario.deployment("old", 1, "1", false);
     invariants.awaitSettled(TIMEOUT, List.of(namespace));
     String oldNode = scenario.nodeClaims().get(0).getStatus().getNodeName();
