@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 
@@ -50,8 +51,12 @@ class WatchExpiredIT {
       Invariants invariants, ControllerProcess controller) {
     String namespace = client.getNamespace();
     scenario.deployment("old", 1, "1", false);
+    // Settled only once the Deployment's pod exists: a namespace without pods is settled at once.
+    scenario.awaitRunning("old", 1);
     invariants.awaitSettled(TIMEOUT, List.of(namespace));
-    String oldNode = scenario.nodeClaims().get(0).getStatus().getNodeName();
+    List<NodeClaim> claims = scenario.nodeClaims();
+    assertThat(claims).as("one NodeClaim for the old pod before the cut").hasSize(1);
+    String oldNode = claims.get(0).getStatus().getNodeName();
 
     controller.proxy.partition(true);
     // Changes the controller cannot see: the pod it had cached on oldNode goes away, and four pods of
