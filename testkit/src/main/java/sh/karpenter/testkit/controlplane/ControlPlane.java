@@ -1,10 +1,16 @@
 package sh.karpenter.testkit.controlplane;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +43,7 @@ public final class ControlPlane {
   /** Exit status of {@code up} when the binaries are not in the cache. */
   private static final int EXIT_NOT_BUILT = 3;
   private static final int LOG_TAIL_LINES = 40;
+  private static final String ETCD_CLIENT_URLS = "--listen-client-urls=";
 
   private static final StartedOnce<ControlPlane> SHARED = new StartedOnce<>(ControlPlane::attachOrStart);
 
@@ -143,6 +150,62 @@ public final class ControlPlane {
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException(component + " did not exit after SIGKILL", e);
     }
+  }
+
+  /**
+   * etcd's client URL ({@code http://127.0.0.1:<port>}), read from the running etcd's command line
+   * ({@code --listen-client-urls} of {@code scripts/control-plane up}), so it stays right after {@link
+   * #restart}. etcd serves its gRPC gateway JSON API there; loopback only.
+   */
+  public URI etcdUrl() {
+    try {
+      long pid = Long.parseLong(Files.readString(runDir.resolve("etcd.pid")).strip());
+      return readNulSeparated(Path.of("/proc", Long.toString(pid), "cmdline")).stream()
+          .filter(arg -> arg.startsWith(ETCD_CLIENT_URLS))
+          .map(arg -> URI.create(arg.substring(ETCD_CLIENT_URLS.length()).split(",")[0]))
+          .findFirst()
+          .orElseThrow(() -> new IllegalStateException("etcd (pid " + pid + ") was started without " + ETCD_CLIENT_URLS));
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading etcd's command line in " + runDir, e);
+    }
+  }
+
+  /**
+   * Compacts etcd to its current revision (physically, as kube-apiserver's own compactor does every 5
+   * minutes) and returns that revision: from now on a watch or list of etcd from an older revision
+   * fails, which kube-apiserver reports as {@code 410 Gone} (resourceVersion too old). Uses etcd's
+   * JSON gateway: {@code POST /v3/kv/range} for the revision, {@code POST /v3/kv/compaction}.
+   */
+  public long compactEtcd() {
+    URI etcd = etcdUrl();
+    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+      // Any key will do: the answer's header carries the store's current revision. "AA==" is the key "\0".
+      JsonNode range = etcdPost(http, etcd, "/v3/kv/range", "{\"key\":\"AA==\"}");
+      long revision = range.path("header").path("revision").asLong(0);
+      if (revision <= 0) {
+        throw new IllegalStateException("etcd's /v3/kv/range answer has no header.revision: " + range);
+      }
+      etcdPost(http, etcd, "/v3/kv/compaction", "{\"revision\":\"" + revision + "\",\"physical\":true}");
+      return revision;
+    } catch (IOException e) {
+      throw new UncheckedIOException("compacting etcd at " + etcd, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted compacting etcd at " + etcd, e);
+    }
+  }
+
+  private static JsonNode etcdPost(HttpClient http, URI etcd, String path, String body) throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(etcd.resolve(path))
+        .timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("etcd " + path + " answered " + response.statusCode() + ": " + response.body());
+    }
+    return new ObjectMapper().readTree(response.body());
   }
 
   private void awaitReady(String component, Process started) throws InterruptedException {

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,12 +48,16 @@ import javax.net.ssl.SSLContext;
  *       API server again, the network-side view of {@code kill -9}.
  * </ul>
  *
- * Counts of forwarded, mutating and throttled requests let a test prove a controller stopped acting.
+ * Counts of forwarded, mutating and throttled requests let a test prove a controller stopped acting;
+ * {@link #gone} counts the API server's {@code 410 Gone} answers relayed to the controller (a watch or
+ * list from a resourceVersion that is too old), so a test can show a re-watch had to re-list.
  */
 public final class FaultProxy implements AutoCloseable {
   private static final Set<String> MUTATING = Set.of("POST", "PUT", "PATCH", "DELETE");
   private static final Duration POLL = Duration.ofMillis(50);
   private static final int MAX_HEAD = 64 * 1024;
+  /** How a {@code 410 Gone} Status (a response body or a watch's ERROR event) reads in JSON. */
+  private static final byte[] GONE = "\"code\":410".getBytes(StandardCharsets.US_ASCII);
 
   private final Config upstream;
   private final URI upstreamUri;
@@ -63,6 +68,7 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong mutations = new AtomicLong();
   private final AtomicLong throttled = new AtomicLong();
   private final AtomicLong sequence = new AtomicLong();
+  private final AtomicLong gone = new AtomicLong();
   private volatile Duration delay = Duration.ZERO;
   private volatile int throttleEvery;
   private volatile boolean partitioned;
@@ -154,6 +160,14 @@ public final class FaultProxy implements AutoCloseable {
     return throttled.get();
   }
 
+  /**
+   * {@code 410 Gone} Statuses relayed to the controller so far: answers to watches (an ERROR event)
+   * or lists whose resourceVersion the API server no longer has ("too old resource version").
+   */
+  public long gone() {
+    return gone.get();
+  }
+
   /** Stops listening and drops every connection: the controller cannot reach the API server again. */
   @Override
   public void close() {
@@ -186,7 +200,7 @@ public final class FaultProxy implements AutoCloseable {
       api = tls.getSocketFactory().createSocket(upstreamUri.getHost(), upstreamUri.getPort());
       sockets.add(api);
       Socket upstreamSocket = api;
-      Thread.ofVirtual().name("fault-proxy-response").start(() -> relay(upstreamSocket, client));
+      Thread.ofVirtual().name("fault-proxy-response").start(() -> relay(upstreamSocket, client, gone));
       OutputStream toApi = api.getOutputStream();
       while (!closed) {
         byte[] head = readHead(fromClient);
@@ -247,22 +261,56 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  /** Copies the API server's answers to the client until either side closes. */
-  private static void relay(Socket api, Socket client) {
+  /** Copies the API server's answers to the client until either side closes, counting 410 Statuses in {@code gone}. */
+  private static void relay(Socket api, Socket client, AtomicLong gone) {
     try {
       InputStream in = api.getInputStream();
       OutputStream out = client.getOutputStream();
       byte[] buffer = new byte[16 * 1024];
+      Occurrences gones = new Occurrences(GONE);
       int read;
       while ((read = in.read(buffer)) >= 0) {
         out.write(buffer, 0, read);
         out.flush();
+        gone.addAndGet(gones.in(buffer, read));
       }
     } catch (IOException e) {
       // cut
     } finally {
       closeQuietly(client);
       closeQuietly(api);
+    }
+  }
+
+  /**
+   * Counts a byte pattern in a stream read in pieces: the last {@code pattern.length - 1} bytes of one
+   * piece are kept in front of the next, so a match split between two reads is found once.
+   */
+  static final class Occurrences {
+    private final byte[] pattern;
+    private byte[] window = new byte[0];
+    private int carried;
+
+    Occurrences(byte[] pattern) {
+      this.pattern = pattern.clone();
+    }
+
+    /** Matches that end in the first {@code length} bytes of {@code piece}, the next piece of the stream. */
+    int in(byte[] piece, int length) {
+      int total = carried + length;
+      if (window.length < total) {
+        window = Arrays.copyOf(window, total);
+      }
+      System.arraycopy(piece, 0, window, carried, length);
+      int count = 0;
+      for (int i = 0; i + pattern.length <= total; i++) {
+        if (Arrays.equals(window, i, i + pattern.length, pattern, 0, pattern.length)) {
+          count++;
+        }
+      }
+      carried = Math.min(pattern.length - 1, total);
+      System.arraycopy(window, total - carried, window, 0, carried);
+      return count;
     }
   }
 
