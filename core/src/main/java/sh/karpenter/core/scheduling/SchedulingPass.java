@@ -337,79 +337,9 @@ final class SchedulingPass {
         }
       }
       for (Map.Entry<Requirements, List<InFlightNodeClaim>> domain : byDomain.entrySet()) {
-        List<SchedulingPod> domainPods = new ArrayList<>();
-        domain.getValue().forEach(claim -> domainPods.addAll(claim.pods));
-        if (bindingCaps(domainPods, caps).size() <= MAX_CAP_DIMENSIONS && repack(template, domain.getValue(), domain.getKey(), caps)) {
-          continue;
-        }
-        for (List<InFlightNodeClaim> group : capGroups(domain.getValue(), caps)) {
-          repack(template, group, domain.getKey(), caps);
-        }
+        repack(template, domain.getValue(), domain.getKey(), caps);
       }
     }
-  }
-
-  /**
-   * The domain's claims in groups of at most {@link #GROUP_CAP_DIMENSIONS} binding caps each (first
-   * fit, in the claims' order), re-planned one at a time when the domain was not re-planned as a
-   * whole (more than {@link #MAX_CAP_DIMENSIONS} binding caps, or no cheaper packing found in its
-   * steps). A cap binds a group when more of its pods match it than it allows per node, and only
-   * binding caps become dimensions of the packer ({@link #bindingCaps}). Each group's new nodes hold
-   * only its own pods, so its caps hold however the other groups are packed. A domain of many
-   * hostname-spread workloads used to be left as first fit planned it once its caps outnumbered the
-   * limit.
-   */
-  private static List<List<InFlightNodeClaim>> capGroups(List<InFlightNodeClaim> claims, HostnameCaps caps) {
-    List<List<InFlightNodeClaim>> groups = new ArrayList<>();
-    List<Map<Integer, Integer>> counts = new ArrayList<>();
-    for (InFlightNodeClaim claim : claims) {
-      Map<Integer, Integer> own = capCounts(claim.pods, caps);
-      boolean added = false;
-      for (int g = 0; g < groups.size() && !added; g++) {
-        Map<Integer, Integer> merged = new HashMap<>(counts.get(g));
-        own.forEach((cap, n) -> merged.merge(cap, n, Integer::sum));
-        if (binding(merged, caps).size() <= GROUP_CAP_DIMENSIONS) {
-          groups.get(g).add(claim);
-          counts.set(g, merged);
-          added = true;
-        }
-      }
-      if (!added) {
-        groups.add(new ArrayList<>(List.of(claim)));
-        counts.add(own);
-      }
-    }
-    return groups;
-  }
-
-  /** Per cap (index into {@link HostnameCaps#caps()}), how many of the pods match it. */
-  private static Map<Integer, Integer> capCounts(List<SchedulingPod> pods, HostnameCaps caps) {
-    Map<Integer, Integer> counts = new HashMap<>();
-    for (SchedulingPod pod : pods) {
-      for (int cap : caps.capsOf(pod.pod)) {
-        counts.merge(cap, 1, Integer::sum);
-      }
-    }
-    return counts;
-  }
-
-  /**
-   * The caps of {@code counts} (pods matching each) that bind: more pods match the cap than it
-   * allows per node. A cap the pods cannot exceed together needs no dimension in the packer.
-   */
-  private static Set<Integer> binding(Map<Integer, Integer> counts, HostnameCaps caps) {
-    Set<Integer> binding = new HashSet<>();
-    counts.forEach((cap, n) -> {
-      if (n > caps.caps().get(cap).perNode()) {
-        binding.add(cap);
-      }
-    });
-    return binding;
-  }
-
-  /** The caps that bind the pods ({@link #binding}). */
-  private static Set<Integer> bindingCaps(List<SchedulingPod> pods, HostnameCaps caps) {
-    return binding(capCounts(pods, caps), caps);
   }
 
   /** Steps a domain's re-plan may take however few its pods (see {@link RepackBudget}). */
@@ -417,13 +347,6 @@ final class SchedulingPass {
 
   /** Hostname caps one re-plan packs at most (each is a dimension of the packer). */
   private static final int MAX_CAP_DIMENSIONS = 32;
-
-  /**
-   * Binding caps of each group when a domain has more than {@link #MAX_CAP_DIMENSIONS}: the packer's
-   * work grows with the square of its dimensions, and with more caps a group's re-plan ran out of
-   * steps before its first packing.
-   */
-  private static final int GROUP_CAP_DIMENSIONS = 8;
 
   /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
   private Set<LabelSelector> topologySelectors() {
@@ -495,10 +418,9 @@ final class SchedulingPass {
 
   /**
    * {@link #repack(TemplateIndex, List)} onto new NodeClaims of the requirements {@code domain}
-   * (null: the template's) under the per-node {@code caps} (null: none); true when the new claims
-   * replaced the old ones.
+   * (null: the template's) under the per-node {@code caps} (null: none).
    */
-  private boolean repack(TemplateIndex template, List<InFlightNodeClaim> movable, Requirements domain, HostnameCaps caps) {
+  private void repack(TemplateIndex template, List<InFlightNodeClaim> movable, Requirements domain, HostnameCaps caps) {
     TemplateIndex.Pricing pricing = template.pricing(domain == null ? template.requirements : domain);
     long[] limitsBefore = limits.save(template);
     int hostnameBefore = nextHostname;
@@ -517,7 +439,7 @@ final class SchedulingPass {
     if (replacements == null || after >= before * (1 - 1e-9)) {
       limits.restore(template, limitsBefore);
       nextHostname = hostnameBefore;
-      return false;
+      return;
     }
     for (InFlightNodeClaim claim : movable) {
       claims.remove(claim);
@@ -527,7 +449,6 @@ final class SchedulingPass {
       claims.add(claim);
       claimsByHostname.put(claim.hostname, claim);
     }
-    return true;
   }
 
   static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
@@ -564,9 +485,8 @@ final class SchedulingPass {
     // Caps some pod here is under become extra dimensions after the resources.
     List<int[]> podCaps = new ArrayList<>(movablePods.size());
     Map<Integer, Integer> capDimension = new LinkedHashMap<>();
-    Set<Integer> binding = caps == null ? Set.of() : bindingCaps(movablePods, caps);
     for (SchedulingPod pod : movablePods) {
-      int[] matched = caps == null ? new int[0] : Arrays.stream(caps.capsOf(pod.pod)).filter(binding::contains).toArray();
+      int[] matched = caps == null ? new int[0] : caps.capsOf(pod.pod);
       podCaps.add(matched);
       for (int cap : matched) {
         capDimension.putIfAbsent(cap, template.dimensions + capDimension.size());

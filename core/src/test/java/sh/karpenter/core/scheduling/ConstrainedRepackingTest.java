@@ -58,22 +58,6 @@ class ConstrainedRepackingTest {
     assertThat(repacked.newNodeClaims()).hasSizeGreaterThan(12);
   }
 
-  @Test
-  void aDomainWithMoreHostnameCapsThanThePackerTakesIsRepackedInGroups() {
-    // 40 hostname-spread workloads: 40 binding caps in one domain, more than one re-plan packs.
-    List<Pod> pods = new ArrayList<>();
-    String[][] shapes = {{"250m", "512Mi"}, {"500m", "1Gi"}, {"1", "2Gi"}, {"1", "4Gi"}, {"2", "4Gi"}};
-    for (int d = 0; d < 40; d++) {
-      String app = "svc-" + d;
-      for (int i = 0; i < 6; i++) {
-        pods.add(pod(app, i, shapes[d % shapes.length][0], shapes[d % shapes.length][1]).topologySpreadConstraint(spread(Labels.HOSTNAME, app, 1)).build());
-      }
-    }
-    SchedulingResult firstFit = solve(pods, false);
-    SchedulingResult repacked = check(pods, "40 hostname spreads");
-    assertThat(cost(repacked)).as("repacked cost").isLessThan(cost(firstFit) * 0.99);
-  }
-
   static List<Long> seeds() {
     List<Long> seeds = new ArrayList<>();
     for (long seed = 1; seed <= 12; seed++) {
