@@ -318,6 +318,7 @@ final class SchedulingPass {
       return;
     }
     Set<LabelSelector> selectors = topologySelectors();
+    Set<LabelSelector> domainSelectors = domainTopologySelectors();
     HostnameCaps caps = null;
     for (TemplateIndex template : templates) {
       if (template.hasReservedOfferings()) {
@@ -337,9 +338,79 @@ final class SchedulingPass {
         }
       }
       for (Map.Entry<Requirements, List<InFlightNodeClaim>> domain : byDomain.entrySet()) {
-        repack(template, domain.getValue(), domain.getKey(), caps);
+        List<SchedulingPod> domainPods = new ArrayList<>();
+        domain.getValue().forEach(claim -> domainPods.addAll(claim.pods));
+        if (bindingCaps(domainPods, caps).size() <= MAX_CAP_DIMENSIONS && repack(template, domain.getValue(), domain.getKey(), caps, domainSelectors)) {
+          continue;
+        }
+        for (List<InFlightNodeClaim> group : capGroups(domain.getValue(), caps)) {
+          repack(template, group, domain.getKey(), caps, domainSelectors);
+        }
       }
     }
+  }
+
+  /**
+   * The domain's claims in groups of at most {@link #GROUP_CAP_DIMENSIONS} binding caps each (first
+   * fit, in the claims' order), re-planned one at a time when the domain was not re-planned as a
+   * whole (more than {@link #MAX_CAP_DIMENSIONS} binding caps, or no cheaper packing found in its
+   * steps). A cap binds a group when more of its pods match it than it allows per node, and only
+   * binding caps become dimensions of the packer ({@link #bindingCaps}). Each group's new nodes hold
+   * only its own pods, so its caps hold however the other groups are packed. A domain of many
+   * hostname-spread workloads used to be left as first fit planned it once its caps outnumbered the
+   * limit.
+   */
+  private static List<List<InFlightNodeClaim>> capGroups(List<InFlightNodeClaim> claims, HostnameCaps caps) {
+    List<List<InFlightNodeClaim>> groups = new ArrayList<>();
+    List<Map<Integer, Integer>> counts = new ArrayList<>();
+    for (InFlightNodeClaim claim : claims) {
+      Map<Integer, Integer> own = capCounts(claim.pods, caps);
+      boolean added = false;
+      for (int g = 0; g < groups.size() && !added; g++) {
+        Map<Integer, Integer> merged = new HashMap<>(counts.get(g));
+        own.forEach((cap, n) -> merged.merge(cap, n, Integer::sum));
+        if (binding(merged, caps).size() <= GROUP_CAP_DIMENSIONS) {
+          groups.get(g).add(claim);
+          counts.set(g, merged);
+          added = true;
+        }
+      }
+      if (!added) {
+        groups.add(new ArrayList<>(List.of(claim)));
+        counts.add(own);
+      }
+    }
+    return groups;
+  }
+
+  /** Per cap (index into {@link HostnameCaps#caps()}), how many of the pods match it. */
+  private static Map<Integer, Integer> capCounts(List<SchedulingPod> pods, HostnameCaps caps) {
+    Map<Integer, Integer> counts = new HashMap<>();
+    for (SchedulingPod pod : pods) {
+      for (int cap : caps.capsOf(pod.pod)) {
+        counts.merge(cap, 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The caps of {@code counts} (pods matching each) that bind: more pods match the cap than it
+   * allows per node. A cap the pods cannot exceed together needs no dimension in the packer.
+   */
+  private static Set<Integer> binding(Map<Integer, Integer> counts, HostnameCaps caps) {
+    Set<Integer> binding = new HashSet<>();
+    counts.forEach((cap, n) -> {
+      if (n > caps.caps().get(cap).perNode()) {
+        binding.add(cap);
+      }
+    });
+    return binding;
+  }
+
+  /** The caps that bind the pods ({@link #binding}). */
+  private static Set<Integer> bindingCaps(List<SchedulingPod> pods, HostnameCaps caps) {
+    return binding(capCounts(pods, caps), caps);
   }
 
   /** Steps a domain's re-plan may take however few its pods (see {@link RepackBudget}). */
@@ -347,6 +418,75 @@ final class SchedulingPass {
 
   /** Hostname caps one re-plan packs at most (each is a dimension of the packer). */
   private static final int MAX_CAP_DIMENSIONS = 32;
+
+  /**
+   * Binding caps of each group when a domain has more than {@link #MAX_CAP_DIMENSIONS}: the packer's
+   * work grows with the square of its dimensions, and with more caps a group's re-plan ran out of
+   * steps before its first packing.
+   */
+  private static final int GROUP_CAP_DIMENSIONS = 8;
+
+  /**
+   * The label selectors of the topology terms, of pending pods and of pods on existing nodes, that
+   * count pods per zone or another domain coarser than a node (every key but the hostname).
+   */
+  private Set<LabelSelector> domainTopologySelectors() {
+    Set<LabelSelector> selectors = new HashSet<>();
+    for (SchedulingPod pod : pods) {
+      addDomainTopologySelectors(pod.pod, selectors);
+    }
+    for (NodeSlot node : nodes) {
+      for (Pod pod : node.node.pods()) {
+        addDomainTopologySelectors(pod, selectors);
+      }
+    }
+    return selectors;
+  }
+
+  private static void addDomainTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
+    for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
+      if (!Labels.HOSTNAME.equals(spread.topologyKey())) {
+        selectors.add(spread.selector());
+      }
+    }
+    for (PodAffinityTerm term : domainTerms(pod)) {
+      selectors.add(term.selector());
+    }
+  }
+
+  /** The pod's pod-affinity and anti-affinity terms, required and preferred, keyed by another label than the hostname. */
+  private static List<PodAffinityTerm> domainTerms(Pod pod) {
+    List<PodAffinityTerm> terms = new ArrayList<>();
+    pod.requiredPodAffinity().forEach(terms::add);
+    pod.requiredPodAntiAffinity().forEach(terms::add);
+    pod.preferredPodAffinity().forEach(t -> terms.add(t.term()));
+    pod.preferredPodAntiAffinity().forEach(t -> terms.add(t.term()));
+    terms.removeIf(term -> Labels.HOSTNAME.equals(term.topologyKey()));
+    return terms;
+  }
+
+  /**
+   * Whether nothing ties the pod to the zone (or other domain) its NodeClaim is in: no spread or pod
+   * (anti-)affinity term of its own keyed by a label other than the hostname, no node preference, no
+   * volume, and no such term of another pod selects it (namespaces aside, which only makes this
+   * stricter). Its node requirements still hold wherever it goes.
+   */
+  private static boolean domainFree(Pod pod, Set<LabelSelector> domainSelectors) {
+    if (!pod.preferredNodeAffinity().isEmpty() || !pod.persistentVolumeClaims().isEmpty() || !domainTerms(pod).isEmpty()) {
+      return false;
+    }
+    for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
+      if (!Labels.HOSTNAME.equals(spread.topologyKey())) {
+        return false;
+      }
+    }
+    for (LabelSelector selector : domainSelectors) {
+      if (selector.matches(pod.labels())) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
   private Set<LabelSelector> topologySelectors() {
@@ -413,14 +553,16 @@ final class SchedulingPass {
    * everything, limits included, as it was.
    */
   private void repack(TemplateIndex template, List<InFlightNodeClaim> movable) {
-    repack(template, movable, null, null);
+    repack(template, movable, null, null, null);
   }
 
   /**
    * {@link #repack(TemplateIndex, List)} onto new NodeClaims of the requirements {@code domain}
-   * (null: the template's) under the per-node {@code caps} (null: none).
+   * (null: the template's) under the per-node {@code caps} (null: none); true when the new claims
+   * replaced the old ones.
    */
-  private void repack(TemplateIndex template, List<InFlightNodeClaim> movable, Requirements domain, HostnameCaps caps) {
+  private boolean repack(
+      TemplateIndex template, List<InFlightNodeClaim> movable, Requirements domain, HostnameCaps caps, Set<LabelSelector> domainSelectors) {
     TemplateIndex.Pricing pricing = template.pricing(domain == null ? template.requirements : domain);
     long[] limitsBefore = limits.save(template);
     int hostnameBefore = nextHostname;
@@ -431,7 +573,7 @@ final class SchedulingPass {
       movablePods.addAll(claim.pods);
       limits.refund(claim);
     }
-    List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before, domain, caps);
+    List<InFlightNodeClaim> replacements = replan(template, pricing, movablePods, before, domain, caps, domainSelectors);
     double after = 0;
     for (InFlightNodeClaim claim : replacements == null ? List.<InFlightNodeClaim>of() : replacements) {
       after += cheapestPrice(claim.options, pricing);
@@ -439,7 +581,7 @@ final class SchedulingPass {
     if (replacements == null || after >= before * (1 - 1e-9)) {
       limits.restore(template, limitsBefore);
       nextHostname = hostnameBefore;
-      return;
+      return false;
     }
     for (InFlightNodeClaim claim : movable) {
       claims.remove(claim);
@@ -449,6 +591,7 @@ final class SchedulingPass {
       claims.add(claim);
       claimsByHostname.put(claim.hostname, claim);
     }
+    return true;
   }
 
   static double cheapestPrice(long[] options, TemplateIndex.Pricing pricing) {
@@ -473,7 +616,8 @@ final class SchedulingPass {
       List<SchedulingPod> movablePods,
       double before,
       Requirements domain,
-      HostnameCaps caps) {
+      HostnameCaps caps,
+      Set<LabelSelector> domainSelectors) {
     long[] allowed = limits.launchableTypes(template, null);
     if (allowed == null) {
       return null;
@@ -485,8 +629,9 @@ final class SchedulingPass {
     // Caps some pod here is under become extra dimensions after the resources.
     List<int[]> podCaps = new ArrayList<>(movablePods.size());
     Map<Integer, Integer> capDimension = new LinkedHashMap<>();
+    Set<Integer> binding = caps == null ? Set.of() : bindingCaps(movablePods, caps);
     for (SchedulingPod pod : movablePods) {
-      int[] matched = caps == null ? new int[0] : caps.capsOf(pod.pod);
+      int[] matched = caps == null ? new int[0] : Arrays.stream(caps.capsOf(pod.pod)).filter(binding::contains).toArray();
       podCaps.add(matched);
       for (int cap : matched) {
         capDimension.putIfAbsent(cap, template.dimensions + capDimension.size());
@@ -545,28 +690,39 @@ final class SchedulingPass {
       if (options == null || (inDomain != null && !TypeMasks.andInto(options, inDomain))) {
         return null;
       }
-      InFlightNodeClaim claim = newClaim(template, domain == null ? template.requirements : domain, options);
-      long[] capped = new long[capDimension.size()];
+      List<Integer> members = new ArrayList<>();
       for (int c = 0; c < taken.length; c++) {
-        int[] members = packing.classMembers().get(c);
         for (int n = 0; n < node.podsPerClass()[c]; n++) {
-          int index = members[taken[c]++];
-          SchedulingPod pod = movablePods.get(index);
-          if (!pod.requirements.isEmpty() && !claim.requirements.isCompatible(pod.requirements, allowUndefined)) {
-            return null;
-          }
-          InFlightNodeClaim.Placement placement = claim.filter(pod, claim.requirements, List.of(), claim.options, null);
-          if (placement == null || placement.relaxedMinValues()) {
-            return null;
-          }
-          for (int cap : podCaps.get(index)) {
-            int d = capDimension.get(cap) - template.dimensions;
-            if (++capped[d] > caps.caps().get(cap).perNode()) {
-              return null;
-            }
-          }
-          claim.addRepacked(pod, placement);
+          members.add(packing.classMembers().get(c)[taken[c]++]);
         }
+      }
+      // A new claim of the domain whose pods no topology ties to it is opened as first fit would open
+      // one for them: the NodePool's requirements and theirs, so it is priced in any zone they allow.
+      boolean domainFree = domain != null && members.stream().allMatch(index -> domainFree(movablePods.get(index).pod, domainSelectors));
+      InFlightNodeClaim claim = newClaim(template, domain == null || domainFree ? template.requirements : domain, options);
+      long[] capped = new long[capDimension.size()];
+      for (int index : members) {
+        SchedulingPod pod = movablePods.get(index);
+        if (!pod.requirements.isEmpty() && !claim.requirements.isCompatible(pod.requirements, allowUndefined)) {
+          return null;
+        }
+        Requirements narrowed = claim.requirements;
+        List<String> changedKeys = List.of();
+        if (domainFree && !pod.requirements.isEmpty()) {
+          narrowed = narrowed.copy().add(pod.requirements);
+          changedKeys = List.copyOf(pod.requirements.keys());
+        }
+        InFlightNodeClaim.Placement placement = claim.filter(pod, narrowed, changedKeys, claim.options, null);
+        if (placement == null || placement.relaxedMinValues()) {
+          return null;
+        }
+        for (int cap : podCaps.get(index)) {
+          int d = capDimension.get(cap) - template.dimensions;
+          if (++capped[d] > caps.caps().get(cap).perNode()) {
+            return null;
+          }
+        }
+        claim.addRepacked(pod, placement);
       }
       nextHostname++;
       limits.charge(claim);

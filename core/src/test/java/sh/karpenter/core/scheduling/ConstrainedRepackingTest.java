@@ -58,6 +58,49 @@ class ConstrainedRepackingTest {
     assertThat(repacked.newNodeClaims()).hasSizeGreaterThan(12);
   }
 
+  @Test
+  void aDomainWithMoreHostnameCapsThanThePackerTakesIsRepackedInGroups() {
+    // 40 hostname-spread workloads: 40 binding caps in one domain, more than one re-plan packs.
+    List<Pod> pods = new ArrayList<>();
+    String[][] shapes = {{"250m", "512Mi"}, {"500m", "1Gi"}, {"1", "2Gi"}, {"1", "4Gi"}, {"2", "4Gi"}};
+    for (int d = 0; d < 40; d++) {
+      String app = "svc-" + d;
+      for (int i = 0; i < 6; i++) {
+        pods.add(pod(app, i, shapes[d % shapes.length][0], shapes[d % shapes.length][1]).topologySpreadConstraint(spread(Labels.HOSTNAME, app, 1)).build());
+      }
+    }
+    SchedulingResult firstFit = solve(pods, false);
+    SchedulingResult repacked = check(pods, "40 hostname spreads");
+    assertThat(cost(repacked)).as("repacked cost").isLessThan(cost(firstFit) * 0.99);
+  }
+
+  @Test
+  void aReplannedNodeClaimOfPodsNoZoneTermTiesIsPricedInAnyZoneTheyAllow() {
+    // First fit puts the free pods on NodeClaims a zone spread pinned; the per-domain re-plan packs
+    // some of them on NodeClaims of their own, which must not keep the zone (the plan contract:
+    // the cheapest compatible offering, in whatever zone).
+    List<Pod> pods = new ArrayList<>();
+    for (int d = 0; d < 3; d++) {
+      String app = "web-" + d;
+      for (int i = 0; i < 13; i++) {
+        pods.add(pod(app, i, "1", "2Gi").topologySpreadConstraint(spread(Labels.ZONE, app, 1)).build());
+      }
+    }
+    for (int i = 0; i < 40; i++) {
+      pods.add(pod("free", i, "300m", "600Mi").build());
+    }
+    SchedulingResult repacked = check(pods, "zone spread and free pods");
+    int freeOnly = 0;
+    for (PlannedNodeClaim claim : repacked.newNodeClaims()) {
+      if (claim.pods().stream().allMatch(pod -> pod.topologySpreadConstraints().isEmpty())) {
+        freeOnly++;
+        var zone = claim.requirements().has(Labels.ZONE) ? claim.requirements().get(Labels.ZONE) : null;
+        assertThat(zone == null || zone.values().size() != 1).as(claim.pods().size() + " free pods pinned to zone " + zone).isTrue();
+      }
+    }
+    assertThat(freeOnly).as("NodeClaims of free pods only").isPositive();
+  }
+
   static List<Long> seeds() {
     List<Long> seeds = new ArrayList<>();
     for (long seed = 1; seed <= 12; seed++) {
