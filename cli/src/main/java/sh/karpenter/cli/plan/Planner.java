@@ -1,16 +1,8 @@
 package sh.karpenter.cli.plan;
 
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
-import sh.karpenter.core.cost.BoundBudget;
 import sh.karpenter.core.cost.LowerBound;
 import sh.karpenter.core.cost.SchedulingLowerBound;
 import sh.karpenter.controller.snapshot.ClusterSnapshot;
@@ -38,7 +30,6 @@ public final class Planner {
   private final SchedulerOptions options;
   private final DefaultConstraints defaultConstraints;
   private int maxExpandedPods = DEFAULT_MAX_EXPANDED_PODS;
-  private boolean boundBesideSolve;
 
   public Planner(InstanceTypeCatalog catalog, SchedulerOptions options) {
     this(catalog, options, DefaultConstraints.NONE);
@@ -80,37 +71,13 @@ public final class Planner {
     ClusterSnapshot snapshot = builder.build();
     snapshot.warnings().forEach(warnings);
     SchedulingInput input = snapshot.schedulingInput(options);
-    // The bound depends only on the set of pods it is taken over. A solve places every pod the
-    // bound's relaxation allows unless topology, affinity, volumes or limits stop it, so the bound
-    // over those pods is computed beside the solve and used when the solve placed exactly them.
-    CompletableFuture<Optional<List<Pod>>> guessedPods = new CompletableFuture<>();
-    CompletableFuture<TimedBound> guessedBound = BackgroundWork.start("plan-lower-bound", () -> {
-      long begin = System.nanoTime();
-      Optional<SchedulingLowerBound.Guess> guess;
-      try {
-        guess = SchedulingLowerBound.guess(input, BoundBudget.DEFAULT);
-      } catch (RuntimeException | Error e) {
-        guessedPods.complete(Optional.empty());
-        throw e;
-      }
-      guessedPods.complete(guess.map(SchedulingLowerBound.Guess::pods));
-      return guess.map(g -> new TimedBound(g.bound(), (System.nanoTime() - begin) / 1_000_000)).orElse(null);
-    });
+    // The bound is taken after the solve, on this thread: run beside it (an earlier version did), the
+    // two threads' first linear programs could deadlock in ojAlgo's class initialisation.
     long start = System.nanoTime();
     SchedulingResult result = new Scheduler(input).solve();
     long solveMillis = (System.nanoTime() - start) / 1_000_000;
-    List<Pod> placed = result.placedPods();
-    TimedBound bound = sameSet(guessedPods, placed) ? guessedBound(guessedBound) : null;
-    boundBesideSolve = bound != null;
-    if (bound == null) {
-      bound = TimedBound.of(input, placed);
-    }
+    TimedBound bound = TimedBound.of(input, result.placedPods());
     return PlanReports.of(snapshot, result, bound.bound(), solveMillis, bound.millis());
-  }
-
-  /** Whether the last {@link #plan}'s lower bound is the one computed beside its solve (for tests). */
-  boolean boundBesideSolve() {
-    return boundBesideSolve;
   }
 
   /** A lower bound and the wall-clock milliseconds it took. */
@@ -119,26 +86,6 @@ public final class Planner {
       long start = System.nanoTime();
       LowerBound bound = SchedulingLowerBound.of(input, pods);
       return new TimedBound(bound, (System.nanoTime() - start) / 1_000_000);
-    }
-  }
-
-  /** Whether the pods guessed before the solve are (as a set of the same objects) the pods it placed. */
-  private static boolean sameSet(CompletableFuture<Optional<List<Pod>>> guessed, List<Pod> placed) {
-    Optional<List<Pod>> pods = guessed.join();
-    if (pods.isEmpty() || pods.get().size() != placed.size()) {
-      return false;
-    }
-    Set<Pod> set = Collections.newSetFromMap(new IdentityHashMap<>());
-    set.addAll(pods.get());
-    return placed.stream().allMatch(set::contains) && set.size() == placed.size();
-  }
-
-  /** The bound computed beside the solve; null when it failed (it is then computed again, here). */
-  private static TimedBound guessedBound(CompletableFuture<TimedBound> future) {
-    try {
-      return future.join();
-    } catch (CompletionException | CancellationException e) {
-      return null;
     }
   }
 }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 
-/** {@link Planner}: the lower bound computed beside the solve is used only when it is the result's. */
+/** {@link Planner}: the lower bound is the bound of the pods the solve placed. */
 class PlannerTest {
   private static final InstanceTypeCatalog CATALOGUE = InstanceTypeCatalog.aws();
 
@@ -23,21 +23,18 @@ class PlannerTest {
     return planner.plan(new ManifestReader(warnings::add).read(List.of(paths)), warnings::add);
   }
 
-  /** The examples' solve places every pod the bound's relaxation allows (one pod fits no type). */
+  /** The examples: every pod but one (it fits no type) is placed, and the bound is below the plan. */
   @Test
-  void theExamplesUseTheBoundComputedBesideTheSolve() {
+  void theExamplesGetTheBoundOfThePlacedPods() {
     Planner planner = new Planner(CATALOGUE, SchedulerOptions.DEFAULT);
 
     PlanReport report = plan(planner, Path.of("..", "examples"));
 
-    assertThat(planner.boundBesideSolve()).isTrue();
     assertThat(report.summary().pendingPods() - report.summary().scheduledPods()).isEqualTo(1);
+    assertThat(report.summary().lowerBoundPerHour()).isPositive().isLessThanOrEqualTo(report.summary().costPerHour());
   }
 
-  /**
-   * A NodePool limit stops the solve where the relaxation goes on (it ignores limits): the guess
-   * was wrong, so the bound is taken again over the pods the solve placed, as without the guess.
-   */
+  /** A NodePool limit stops the solve where the relaxation goes on (it ignores limits): the bound is of the pods placed. */
   @Test
   void aSolveThatPlacesFewerPodsGetsTheBoundOfWhatItPlaced() throws IOException {
     Path file = dir.resolve("limited.yaml");
@@ -71,7 +68,6 @@ class PlannerTest {
 
     PlanReport report = plan(planner, file);
 
-    assertThat(planner.boundBesideSolve()).isFalse();
     assertThat(report.summary().scheduledPods()).isLessThan(report.summary().pendingPods());
     assertThat(report.summary().scheduledPods()).isPositive();
     assertThat(report.summary().lowerBoundPerHour()).isPositive().isLessThanOrEqualTo(report.summary().costPerHour());

@@ -19,6 +19,7 @@ import org.ojalgo.optimisation.ExpressionsBasedModel;
 import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
 import org.ojalgo.optimisation.linear.LinearSolver;
+import sh.karpenter.core.lp.LinearModels;
 import sh.karpenter.core.resources.Resources;
 
 /**
@@ -1207,7 +1208,7 @@ final class LpRelaxation {
      * simplex pays for: on 40 classes it is about 20 times faster.
      */
     private Prices solveRestrictedPrimal(double[][] cuts, Optimisation.Result[] resultOut) {
-      ExpressionsBasedModel model = new ExpressionsBasedModel();
+      ExpressionsBasedModel model = LinearModels.newModel();
       configure(model);
       Expression[] routed = new Expression[classes.size()];
       for (int c = 0; c < classes.size(); c++) {
@@ -1299,7 +1300,7 @@ final class LpRelaxation {
      * outside the model), or null when ojAlgo finds no optimum.
      */
     private Prices solveRestrictedDual(double[][] cuts) {
-      ExpressionsBasedModel model = new ExpressionsBasedModel();
+      ExpressionsBasedModel model = LinearModels.newModel();
       configure(model);
       Variable[] u = new Variable[classes.size()];
       for (int c = 0; c < u.length; c++) {

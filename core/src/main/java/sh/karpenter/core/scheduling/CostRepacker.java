@@ -13,6 +13,7 @@ import org.ojalgo.optimisation.Expression;
 import org.ojalgo.optimisation.ExpressionsBasedModel;
 import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
+import sh.karpenter.core.lp.LinearModels;
 
 /**
  * Packs unconstrained pods onto instance types for cost: given pods that may go to any node of one
@@ -425,7 +426,7 @@ final class CostRepacker {
   /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
   private double[] solvePatternDual(List<Node> patterns) {
     budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
-    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    ExpressionsBasedModel model = LinearModels.newModel();
     Variable[] z = new Variable[remaining.length];
     for (int c = 0; c < z.length; c++) {
       z[c] = model.newVariable("z" + c).lower(0).weight(remaining[c]);
@@ -459,7 +460,7 @@ final class CostRepacker {
   /** Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0. */
   private double[] solvePatternPrimal(List<Node> patterns) {
     budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
-    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    ExpressionsBasedModel model = LinearModels.newModel();
     Expression[] cover = new Expression[remaining.length];
     for (int c = 0; c < cover.length; c++) {
       cover[c] = model.newExpression("c" + c).lower(remaining[c]);
@@ -730,7 +731,7 @@ final class CostRepacker {
   private double fillByKnapsackLp(int t, int[] fill) {
     budget.charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
     Arrays.fill(fill, 0);
-    ExpressionsBasedModel model = new ExpressionsBasedModel();
+    ExpressionsBasedModel model = LinearModels.newModel();
     Variable[] pods = new Variable[remaining.length];
     boolean any = false;
     for (int c = 0; c < pods.length; c++) {
