@@ -336,6 +336,9 @@ final class RepackConsolidation {
       double candidatePrice = Candidate.totalPrice(drain);
       boolean anySpot = drain.stream().anyMatch(c -> Labels.CAPACITY_TYPE_SPOT.equals(c.capacityType()));
       double[] cheapest = new double[outcome.replacements().size()];
+      // Per replacement, each option's worst launch price, in instanceTypeOptions() order: computed
+      // once here and reused below (a replacement has up to 600 options).
+      double[][] worstPrices = new double[cheapest.length][];
       double cheapestTotal = 0;
       for (int i = 0; i < cheapest.length; i++) {
         PlannedNodeClaim planned = outcome.replacements().get(i);
@@ -343,9 +346,12 @@ final class RepackConsolidation {
             && planned.requirements().get(Labels.CAPACITY_TYPE).has(Labels.CAPACITY_TYPE_SPOT)) {
           return null; // a spot node replaced by spot capacity needs the SpotToSpotConsolidation gate
         }
+        List<InstanceType> options = planned.instanceTypeOptions();
+        worstPrices[i] = new double[options.size()];
         cheapest[i] = Double.MAX_VALUE;
-        for (InstanceType type : planned.instanceTypeOptions()) {
-          cheapest[i] = Math.min(cheapest[i], InstanceTypes.worstLaunchPrice(type.offerings(), planned.requirements()));
+        for (int t = 0; t < options.size(); t++) {
+          worstPrices[i][t] = InstanceTypes.worstLaunchPrice(options.get(t).offerings(), planned.requirements());
+          cheapest[i] = Math.min(cheapest[i], worstPrices[i][t]);
         }
         cheapestTotal += cheapest[i];
       }
@@ -359,13 +365,15 @@ final class RepackConsolidation {
         PlannedNodeClaim planned = outcome.replacements().get(i);
         Requirements requirements = planned.requirements();
         Consolidation.Filtered kept =
-            Consolidation.cheaperThan(planned.instanceTypeOptions(), requirements, cheapest[i] + slack / (2.0 * cheapest.length));
+            Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, cheapest[i] + slack / (2.0 * cheapest.length));
         if (kept.error() != null || kept.types().isEmpty()) {
           return null;
         }
         double worst = 0;
-        for (InstanceType type : kept.types()) {
-          worst = Math.max(worst, InstanceTypes.worstLaunchPrice(type.offerings(), requirements));
+        for (int t = 0; t < worstPrices[i].length; t++) {
+          if (worstPrices[i][t] < cheapest[i] + slack / (2.0 * cheapest.length)) {
+            worst = Math.max(worst, worstPrices[i][t]);
+          }
         }
         try {
           replacements.add(planned.withInstanceTypeOptions(kept.types(), requirements));
