@@ -179,6 +179,38 @@ final class Consolidation {
    * meet the requirements' minValues.
    */
   static Filtered cheaperThan(List<InstanceType> types, Requirements requirements, double maxPrice) {
+    double[] worst = new double[types.size()];
+    for (int t = 0; t < worst.length; t++) {
+      worst[t] = InstanceTypes.worstLaunchPrice(types.get(t).offerings(), requirements);
+    }
+    return cheaperThan(types, worst, requirements, maxPrice);
+  }
+
+  /**
+   * {@link #cheaperThan(List, Requirements, double)} given each type's worst launch price under
+   * {@code requirements} ({@code worst[t]} for {@code types.get(t)}): the types are filtered first and
+   * only the kept ones ordered by price, which is the same order ({@link InstanceTypes#orderByPrice}
+   * is a total order, by price then name).
+   */
+  static Filtered cheaperThan(List<InstanceType> types, double[] worst, Requirements requirements, double maxPrice) {
+    List<InstanceType> below = new ArrayList<>();
+    for (int t = 0; t < worst.length; t++) {
+      if (worst[t] < maxPrice) {
+        below.add(types.get(t));
+      }
+    }
+    List<InstanceType> kept = InstanceTypes.orderByPrice(below, requirements);
+    if (requirements.hasMinValues()) {
+      InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(kept, requirements);
+      if (!minValues.satisfied()) {
+        return new Filtered(List.of(), minValues.reason());
+      }
+    }
+    return new Filtered(kept, null);
+  }
+
+  /** The original filter (kept for reference in tests): orders every type, then filters. */
+  static Filtered cheaperThanOrderingAll(List<InstanceType> types, Requirements requirements, double maxPrice) {
     List<InstanceType> kept = new ArrayList<>();
     for (InstanceType type : InstanceTypes.orderByPrice(types, requirements)) {
       if (InstanceTypes.worstLaunchPrice(type.offerings(), requirements) < maxPrice) {

@@ -8,6 +8,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.instancetype.Offering;
@@ -77,7 +78,7 @@ final class RepackConsolidation {
       return List.of();
     }
     search.prefixes(byWaste);
-    List<Candidate> offPlan = withinBudgets(pass, offPlan(pass, ranked, search.deadline), false);
+    List<Candidate> offPlan = withinBudgets(pass, offPlan(ranked, search::simulate), false);
     if (!offPlan.equals(byWaste)) {
       search.prefixes(offPlan);
     }
@@ -128,7 +129,12 @@ final class RepackConsolidation {
    * follow in {@code ranked}'s order. Unchanged when the plan fails.
    */
   static List<Candidate> offPlan(DisruptionPass pass, List<Candidate> ranked, Deadline deadline) {
-    Simulation.Outcome plan = simulate(pass, ranked, deadline);
+    return offPlan(ranked, drain -> simulate(pass, drain, deadline));
+  }
+
+  /** {@link #offPlan(DisruptionPass, List, Deadline)} with the plan from {@code simulator}. */
+  private static List<Candidate> offPlan(List<Candidate> ranked, Function<List<Candidate>, Simulation.Outcome> simulator) {
+    Simulation.Outcome plan = simulator.apply(ranked);
     if (!plan.ok()) {
       return ranked;
     }
@@ -237,6 +243,12 @@ final class RepackConsolidation {
     private final Deadline deadline;
     /** The drain sets simulated so far, by their candidates' names. */
     private final Set<Set<String>> tried = new HashSet<>();
+    /**
+     * The outcomes of the simulations that placed every pod, by their candidates' names in order: the
+     * off-plan order's simulation of every candidate is, when the budgets leave them all, the waste
+     * order's last prefix again (the same candidates in the same order, so the same outcome).
+     */
+    private final Map<List<String>, Simulation.Outcome> outcomes = new HashMap<>();
     /** The approved command that pays back and saves the most. */
     Command best;
     /** The command saving the most among those that do not pay back. */
@@ -307,6 +319,12 @@ final class RepackConsolidation {
       if (!tried.add(names)) {
         return false;
       }
+      // A move saves less than its candidates cost: a set costing no more than the best move saves
+      // cannot replace it, and once a best move exists the unpaid one no longer matters. Skipped
+      // without simulating, the outcome is the same.
+      if (best != null && Candidate.totalPrice(drain) <= best.savings() + EPSILON) {
+        return false;
+      }
       Command command = command(drain);
       if (command == null) {
         return false;
@@ -327,15 +345,33 @@ final class RepackConsolidation {
       return true;
     }
 
+    /** Simulates draining {@code drain}, or takes the outcome of an earlier simulation of the same candidates in the same order. */
+    Simulation.Outcome simulate(List<Candidate> drain) {
+      List<String> key = new ArrayList<>(drain.size());
+      drain.forEach(c -> key.add(c.name()));
+      Simulation.Outcome known = outcomes.get(key);
+      if (known != null) {
+        return known;
+      }
+      Simulation.Outcome outcome = RepackConsolidation.simulate(pass, drain, deadline);
+      if (outcome.ok()) {
+        outcomes.put(key, outcome);
+      }
+      return outcome;
+    }
+
     /** The command that drains {@code drain}, or null when its pods do not all fit or it saves nothing. */
     private Command command(List<Candidate> drain) {
-      Simulation.Outcome outcome = simulate(pass, drain, deadline);
+      Simulation.Outcome outcome = simulate(drain);
       if (!outcome.ok()) {
         return null;
       }
       double candidatePrice = Candidate.totalPrice(drain);
       boolean anySpot = drain.stream().anyMatch(c -> Labels.CAPACITY_TYPE_SPOT.equals(c.capacityType()));
       double[] cheapest = new double[outcome.replacements().size()];
+      // Per replacement, each option's worst launch price, in instanceTypeOptions() order: computed
+      // once here and reused below (a replacement has up to 600 options).
+      double[][] worstPrices = new double[cheapest.length][];
       double cheapestTotal = 0;
       for (int i = 0; i < cheapest.length; i++) {
         PlannedNodeClaim planned = outcome.replacements().get(i);
@@ -343,9 +379,12 @@ final class RepackConsolidation {
             && planned.requirements().get(Labels.CAPACITY_TYPE).has(Labels.CAPACITY_TYPE_SPOT)) {
           return null; // a spot node replaced by spot capacity needs the SpotToSpotConsolidation gate
         }
+        List<InstanceType> options = planned.instanceTypeOptions();
+        worstPrices[i] = new double[options.size()];
         cheapest[i] = Double.MAX_VALUE;
-        for (InstanceType type : planned.instanceTypeOptions()) {
-          cheapest[i] = Math.min(cheapest[i], InstanceTypes.worstLaunchPrice(type.offerings(), planned.requirements()));
+        for (int t = 0; t < options.size(); t++) {
+          worstPrices[i][t] = InstanceTypes.worstLaunchPrice(options.get(t).offerings(), planned.requirements());
+          cheapest[i] = Math.min(cheapest[i], worstPrices[i][t]);
         }
         cheapestTotal += cheapest[i];
       }
@@ -359,13 +398,15 @@ final class RepackConsolidation {
         PlannedNodeClaim planned = outcome.replacements().get(i);
         Requirements requirements = planned.requirements();
         Consolidation.Filtered kept =
-            Consolidation.cheaperThan(planned.instanceTypeOptions(), requirements, cheapest[i] + slack / (2.0 * cheapest.length));
+            Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, cheapest[i] + slack / (2.0 * cheapest.length));
         if (kept.error() != null || kept.types().isEmpty()) {
           return null;
         }
         double worst = 0;
-        for (InstanceType type : kept.types()) {
-          worst = Math.max(worst, InstanceTypes.worstLaunchPrice(type.offerings(), requirements));
+        for (int t = 0; t < worstPrices[i].length; t++) {
+          if (worstPrices[i][t] < cheapest[i] + slack / (2.0 * cheapest.length)) {
+            worst = Math.max(worst, worstPrices[i][t]);
+          }
         }
         try {
           replacements.add(planned.withInstanceTypeOptions(kept.types(), requirements));

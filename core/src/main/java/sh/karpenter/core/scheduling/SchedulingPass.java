@@ -1004,11 +1004,18 @@ final class SchedulingPass {
     if (overhead != null) {
       ResourceVectors.add(total, overhead);
     }
-    List<String> names = new ArrayList<>(options.size());
+    // The names in sorted order (by the template's name ranks), so Requirement.of's sort finds them sorted.
+    int[] ranks = new int[order.size()];
     Set<String> capacityTypes = new TreeSet<>();
-    for (int t : order) {
-      names.add(template.types[t].name());
+    for (int k = 0; k < ranks.length; k++) {
+      int t = order.get(k);
+      ranks[k] = template.nameRank[t];
       capacityTypes.addAll(pricing.capacityTypes().get(t));
+    }
+    Arrays.sort(ranks);
+    List<String> names = new ArrayList<>(ranks.length);
+    for (int rank : ranks) {
+      names.add(template.namesByRank[rank]);
     }
     Offering cheapest = pricing.cheapest()[order.get(0)];
     Integer typeMinValues = requirements.has(Labels.INSTANCE_TYPE) ? requirements.get(Labels.INSTANCE_TYPE).minValues() : null;

@@ -31,6 +31,10 @@ final class TemplateIndex {
   final NodeClaimTemplate template;
   final int ordinal;
   final InstanceType[] types;
+  /** Per type, its position among the types sorted by name; {@link #namesByRank} the other way round. */
+  final int[] nameRank;
+  /** The types' names, sorted. */
+  final String[] namesByRank;
   final int words;
   final int dimensions;
   /** [dimension][type] */
@@ -87,6 +91,17 @@ final class TemplateIndex {
     this.template = template;
     this.ordinal = ordinal;
     this.types = template.instanceTypes().toArray(new InstanceType[0]);
+    Integer[] byName = new Integer[types.length];
+    for (int t = 0; t < types.length; t++) {
+      byName[t] = t;
+    }
+    java.util.Arrays.sort(byName, java.util.Comparator.comparing((Integer t) -> types[t].name()));
+    this.nameRank = new int[types.length];
+    this.namesByRank = new String[types.length];
+    for (int r = 0; r < byName.length; r++) {
+      nameRank[byName[r]] = r;
+      namesByRank[r] = types[byName[r]].name();
+    }
     this.words = TypeMasks.words(types.length);
     this.dimensions = dimensions;
     this.emptyMask = new long[words];
