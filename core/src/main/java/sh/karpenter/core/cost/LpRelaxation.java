@@ -95,7 +95,8 @@ import sh.karpenter.core.resources.Resources;
  * <p><b>Reductions</b>, each exact (the reduced LP has the same optimum):
  *
  * <ul>
- *   <li>classes with the same requests and candidates merge; only requested resources are modelled;
+ *   <li>classes with the same requests, candidates and one-per-node group (or none) merge; only
+ *       requested resources are modelled;
  *   <li>a class may not use an offering its pods do not fit (no integral plan does);
  *   <li>offerings no class may use are dropped;
  *   <li>an offering is dropped when an unbounded offering at most as expensive, with at least its

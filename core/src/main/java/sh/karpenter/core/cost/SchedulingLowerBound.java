@@ -38,7 +38,8 @@ import sh.karpenter.core.wellknown.Labels;
  * <p>The bound stays valid only if it never forbids a placement the scheduler may make, so every
  * test here is a relaxation of the scheduler's: a pod may use an offering when it tolerates the
  * taints and one of its node-affinity alternatives merely <em>intersects</em> the template, instance
- * type and offering requirements; topology, affinity between pods, volumes and limits are ignored;
+ * type and offering requirements; topology, affinity between pods, volumes and limits are ignored
+ * (except that the pods of one required hostname anti-affinity group fit one per node, {@link #onePerNode});
  * only DaemonSets that certainly run on a node (no node constraints, tolerating its taints) reduce
  * the offering's allocatable.
  *
