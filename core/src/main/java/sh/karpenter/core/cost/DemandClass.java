@@ -17,13 +17,21 @@ import sh.karpenter.core.resources.Resources;
  * @param requests what each pod requests (including {@code pods}: 1)
  * @param candidates indices into the offering list passed to {@link LowerBound#compute} whose
  *     requirements and taints the pods accept; offerings the pods do not fit are ignored
+ * @param onePerNode null, or a group no two pods of which may share a node (e.g. the pods of one
+ *     required hostname anti-affinity term that selects them all): then at most one pod of the class
+ *     fits any node. Classes of different groups (or capped and uncapped ones) never merge.
  */
-public record DemandClass(String name, int podCount, Resources requests, BitSet candidates) {
+public record DemandClass(String name, int podCount, Resources requests, BitSet candidates, Object onePerNode) {
   public DemandClass {
     if (podCount < 0) {
       throw new IllegalArgumentException("podCount must not be negative: " + podCount);
     }
     candidates = (BitSet) candidates.clone();
+  }
+
+  /** A class without a per-node cap. */
+  public DemandClass(String name, int podCount, Resources requests, BitSet candidates) {
+    this(name, podCount, requests, candidates, null);
   }
 
   @Override

@@ -167,9 +167,24 @@ public record LowerBound(
       List<CandidateOffering> offerings,
       BiPredicate<Pod, Integer> mayUse,
       WorkMeter meter) {
+    return forPods(pods, constraintKey, pod -> null, offerings, mayUse, meter);
+  }
+
+  /**
+   * {@link #forPods(Collection, Function, List, BiPredicate, BoundBudget)} where {@code onePerNode}
+   * gives each pod its {@link DemandClass#onePerNode() group} (null for none): pods of one non-null
+   * group must never share a node in any plan, and only pods of one group share a class.
+   */
+  static LowerBound forPods(
+      Collection<Pod> pods,
+      Function<Pod, ?> constraintKey,
+      Function<Pod, ?> onePerNode,
+      List<CandidateOffering> offerings,
+      BiPredicate<Pod, Integer> mayUse,
+      WorkMeter meter) {
     List<DemandClass> classes;
     try {
-      classes = classesOf(pods, constraintKey, offerings, mayUse, meter);
+      classes = classesOf(pods, constraintKey, onePerNode, offerings, mayUse, meter);
     } catch (WorkMeter.OverBudget e) {
       return AnyOfferingBound.of(
           pods, offerings, "LP skipped: " + e.limit() + " ran out grouping " + String.format("%,d", pods.size()) + " pods into classes");
@@ -187,7 +202,7 @@ public record LowerBound(
   static final int POD_STEPS = 10;
 
   /**
-   * Groups pods into compatibility classes, one per distinct (constraint key, requests); {@code
+   * Groups pods into compatibility classes, one per distinct (constraint key, requests, one-per-node group); {@code
    * mayUse} is asked once per constraint key and offering, each key charged to {@code meter}.
    *
    * @throws WorkMeter.OverBudget when the budget does not allow asking about every key
@@ -195,10 +210,11 @@ public record LowerBound(
   static List<DemandClass> classesOf(
       Collection<Pod> pods,
       Function<Pod, ?> constraintKey,
+      Function<Pod, ?> onePerNode,
       List<CandidateOffering> offerings,
       BiPredicate<Pod, Integer> mayUse,
       WorkMeter meter) {
-    record Shape(Object key, Resources requests) {}
+    record Shape(Object key, Resources requests, Object onePerNode) {}
     meter.charge((long) POD_STEPS * pods.size());
     Map<Object, BitSet> candidatesByKey = new HashMap<>();
     Map<Shape, Aggregate> byShape = new LinkedHashMap<>();
@@ -206,7 +222,7 @@ public record LowerBound(
       Object key = constraintKey.apply(pod);
       byShape
           .computeIfAbsent(
-              new Shape(key, pod.requests()),
+              new Shape(key, pod.requests(), onePerNode.apply(pod)),
               shape ->
                   new Aggregate(
                       pod.key(),
@@ -226,7 +242,8 @@ public record LowerBound(
                     aggregate.pods > 1 ? aggregate.firstPod + " and " + (aggregate.pods - 1) + " like it" : aggregate.firstPod,
                     aggregate.pods,
                     shape.requests(),
-                    aggregate.candidates)));
+                    aggregate.candidates,
+                    shape.onePerNode())));
     return classes;
   }
 

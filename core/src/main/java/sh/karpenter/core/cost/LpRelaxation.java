@@ -96,7 +96,8 @@ import sh.karpenter.core.resources.Resources;
  * <p><b>Reductions</b>, each exact (the reduced LP has the same optimum):
  *
  * <ul>
- *   <li>classes with the same requests and candidates merge; only requested resources are modelled;
+ *   <li>classes with the same requests, candidates and one-per-node group (or none) merge; only
+ *       requested resources are modelled;
  *   <li>a class may not use an offering its pods do not fit (no integral plan does);
  *   <li>offerings no class may use are dropped;
  *   <li>an offering is dropped when an unbounded offering at most as expensive, with at least its
@@ -125,6 +126,8 @@ final class LpRelaxation {
   private final List<Resources> requests = new ArrayList<>();
   private final List<double[]> perPod = new ArrayList<>();
   private final List<Long> podCounts = new ArrayList<>();
+  /** Per class, whether at most one of its pods fits any node ({@link DemandClass#onePerNode()}). */
+  private final List<Boolean> onePerNode = new ArrayList<>();
   private final List<Integer> groupOf = new ArrayList<>();
   /** Per class, the index of its candidate set (before fit): classes with equal ones may be pooled. */
   private final List<Integer> constraintOf = new ArrayList<>();
@@ -153,10 +156,15 @@ final class LpRelaxation {
     this.meter = meter;
     this.budget = meter.budget();
     meter.charge((long) classes.size() + offerings.size());
-    Map<Resources, Map<BitSet, Long>> merged = new LinkedHashMap<>();
+    // Classes merge only within one one-per-node group (or among uncapped classes): merging two
+    // groups would forbid their pods to share a node, which plans may do.
+    record MergeKey(BitSet candidates, Object onePerNode) {}
+    Map<Resources, Map<MergeKey, Long>> merged = new LinkedHashMap<>();
     for (DemandClass c : classes) {
       if (c.podCount() > 0 && !c.requests().isZero()) {
-        merged.computeIfAbsent(c.requests(), r -> new LinkedHashMap<>()).merge(c.candidates(), (long) c.podCount(), Long::sum);
+        merged
+            .computeIfAbsent(c.requests(), r -> new LinkedHashMap<>())
+            .merge(new MergeKey(c.candidates(), c.onePerNode()), (long) c.podCount(), Long::sum);
       }
     }
     int resourceCount = 0;
@@ -202,7 +210,8 @@ final class LpRelaxation {
             }
           }
           byCandidates.forEach(
-              (candidates, pods) -> {
+              (mergeKey, pods) -> {
+                BitSet candidates = mergeKey.candidates();
                 BitSet usable =
                     usableByKey.computeIfAbsent(
                         new UsableKey(candidates, fits),
@@ -223,6 +232,7 @@ final class LpRelaxation {
                 requests.add(r);
                 perPod.add(scaled(r));
                 podCounts.add(pods);
+                onePerNode.add(mergeKey.onePerNode() != null);
                 constraintOf.add(constraintIndex.computeIfAbsent(candidates, k -> constraintIndex.size()));
                 groupOf.add(
                     groupIndex.computeIfAbsent(
@@ -449,7 +459,8 @@ final class LpRelaxation {
    *
    * <p><i>Why it stays valid.</i> With the cuts the primal gains the rows {@code n_c y_co <= fit_co
    * x_o} (pods of c on o at most fit_co per node of o; every integral plan satisfies them, since
-   * fit_co is how many whole pods of c fit one node of o alone), and the dual becomes
+   * fit_co is at most how many whole pods of c fit one node of o alone, and at most 1 for a
+   * one-per-node class, no two pods of which any plan puts on one node), and the dual becomes
    *
    * <pre>
    *   maximise   sum_c u_c - sum_{o bounded} maxCount_o * v_o
@@ -666,8 +677,11 @@ final class LpRelaxation {
    * one node of the offering alone ({@code fit_co}: the least {@code floor(allocatable_r /
    * requests_r)} over the requested resources, from the exact milli-values), where that cut binds:
    * when it is at most {@link #FIT_CUT_MAX_PODS} and below the fractional count the capacity rows
-   * already allow. 0 elsewhere (no cut). Only for exact classes (see {@link #certify(double[][],
-   * double[][], int[][])}).
+   * already allow. A {@link DemandClass#onePerNode() one-per-node} class fits at most 1 on every
+   * offering, new or existing: no plan puts two of its pods on one node, so 1 is a valid fit like
+   * any smaller whole count (and still monotone in allocatable, as pruning needs). 0 elsewhere (no
+   * cut). Only for exact classes (see {@link #certify(double[][], double[][], int[][])}); the
+   * aggregated LP, whose buckets may mix groups, gets no cuts and so no caps.
    */
   private int[][] fitCuts() {
     meter.charge((long) perPod.size() * kept.size() * (dims.length + 1));
@@ -682,6 +696,9 @@ final class LpRelaxation {
           if (r.milli(i) > 0) {
             whole = Math.min(whole, Math.max(0, o.offering.allocatable().milli(i)) / r.milli(i));
           }
+        }
+        if (onePerNode.get(c)) {
+          whole = Math.min(whole, 1); // no two pods of the class share a node, whatever its size
         }
         double fractional = Double.POSITIVE_INFINITY;
         for (int i = 0; i < dims.length; i++) {

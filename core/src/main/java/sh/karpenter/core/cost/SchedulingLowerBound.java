@@ -15,6 +15,8 @@ import java.util.Set;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
+import sh.karpenter.core.pod.PodAffinityTerm;
+import sh.karpenter.core.requirements.LabelSelector;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.resources.Resources;
@@ -24,6 +26,7 @@ import sh.karpenter.core.scheduling.SchedulingInput;
 import sh.karpenter.core.taints.Taint;
 import sh.karpenter.core.taints.Taints;
 import sh.karpenter.core.taints.Toleration;
+import sh.karpenter.core.wellknown.Labels;
 
 /**
  * The proven lower bound of a scheduling result (used by `karpenter plan` and the benchmarks): {@link LowerBound} over every offering the scheduler could have
@@ -35,7 +38,8 @@ import sh.karpenter.core.taints.Toleration;
  * <p>The bound stays valid only if it never forbids a placement the scheduler may make, so every
  * test here is a relaxation of the scheduler's: a pod may use an offering when it tolerates the
  * taints and one of its node-affinity alternatives merely <em>intersects</em> the template, instance
- * type and offering requirements; topology, affinity between pods, volumes and limits are ignored;
+ * type and offering requirements; topology, affinity between pods, volumes and limits are ignored
+ * (except that the pods of one required hostname anti-affinity group fit one per node, {@link #onePerNode});
  * only DaemonSets that certainly run on a node (no node constraints, tolerating its taints) reduce
  * the offering's allocatable.
  *
@@ -125,6 +129,7 @@ public final class SchedulingLowerBound {
     return LowerBound.forPods(
         pods,
         pod -> keys.computeIfAbsent(pod, offerings.relevant()::key),
+        SchedulingLowerBound::onePerNode,
         offerings.offerings(),
         (pod, index) -> {
           BitSet answers = known.get(keys.computeIfAbsent(pod, offerings.relevant()::key));
@@ -134,6 +139,41 @@ public final class SchedulingLowerBound {
         },
         meter);
   }
+
+  /**
+   * The group of pods no two of which may share a node because of the pod's own required pod
+   * anti-affinity, or null: a term with topology key {@code kubernetes.io/hostname} whose selector
+   * (with the pod's values for its matchLabelKeys ANDed in, as the scheduler and kube-scheduler do)
+   * matches the pod's own labels, over namespaces that include the pod's own (no namespaces and no
+   * namespaceSelector: its own; with a namespaceSelector the term is not used). The group is that
+   * selector and the pod's namespace: every other pod of the group is in that namespace and
+   * matched by the selector, so this pod's term keeps it off this pod's node. The first such term
+   * counts (any one is a valid group).
+   */
+  static Object onePerNode(Pod pod) {
+    for (PodAffinityTerm term : pod.requiredPodAntiAffinity()) {
+      if (!Labels.HOSTNAME.equals(term.topologyKey()) || term.namespaceSelector() != null) {
+        continue;
+      }
+      if (!term.namespaces().isEmpty() && !term.namespaces().contains(pod.namespace())) {
+        continue;
+      }
+      LabelSelector selector = term.selector();
+      for (String key : term.matchLabelKeys()) {
+        String value = pod.labels().get(key);
+        if (value != null) {
+          selector = selector.withLabel(key, value);
+        }
+      }
+      if (selector.matches(pod.labels())) {
+        return new HostnameAntiAffinityGroup(pod.namespace(), selector);
+      }
+    }
+    return null;
+  }
+
+  /** Pods of one namespace that one hostname anti-affinity selector matches (see {@link #onePerNode}). */
+  private record HostnameAntiAffinityGroup(String namespace, LabelSelector selector) {}
 
   /** The order the bound takes pods in: by {@code namespace/name}, then UID. */
   public static final Comparator<Pod> CANONICAL_ORDER = Comparator.comparing(Pod::key).thenComparing(Pod::uid);
