@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.TreeSet;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.InstanceTypes;
@@ -431,16 +432,7 @@ final class SchedulingPass {
    * count pods per zone or another domain coarser than a node (every key but the hostname).
    */
   private Set<LabelSelector> domainTopologySelectors() {
-    Set<LabelSelector> selectors = new HashSet<>();
-    for (SchedulingPod pod : pods) {
-      addDomainTopologySelectors(pod.pod, selectors);
-    }
-    for (NodeSlot node : nodes) {
-      for (Pod pod : node.node.pods()) {
-        addDomainTopologySelectors(pod, selectors);
-      }
-    }
-    return selectors;
+    return selectorsOfEveryPod(SchedulingPass::addDomainTopologySelectors);
   }
 
   private static void addDomainTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
@@ -490,13 +482,18 @@ final class SchedulingPass {
 
   /** Every label selector of a topology term of a pending pod or of a pod on an existing node. */
   private Set<LabelSelector> topologySelectors() {
+    return selectorsOfEveryPod(SchedulingPass::addTopologySelectors);
+  }
+
+  /** What {@code add} collects from every pending pod and every pod on an existing node. */
+  private Set<LabelSelector> selectorsOfEveryPod(BiConsumer<Pod, Set<LabelSelector>> add) {
     Set<LabelSelector> selectors = new HashSet<>();
     for (SchedulingPod pod : pods) {
-      addTopologySelectors(pod.pod, selectors);
+      add.accept(pod.pod, selectors);
     }
     for (NodeSlot node : nodes) {
       for (Pod pod : node.node.pods()) {
-        addTopologySelectors(pod, selectors);
+        add.accept(pod, selectors);
       }
     }
     return selectors;
