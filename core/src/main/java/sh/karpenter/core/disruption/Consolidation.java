@@ -208,21 +208,4 @@ final class Consolidation {
     }
     return new Filtered(kept, null);
   }
-
-  /** The original filter (kept for reference in tests): orders every type, then filters. */
-  static Filtered cheaperThanOrderingAll(List<InstanceType> types, Requirements requirements, double maxPrice) {
-    List<InstanceType> kept = new ArrayList<>();
-    for (InstanceType type : InstanceTypes.orderByPrice(types, requirements)) {
-      if (InstanceTypes.worstLaunchPrice(type.offerings(), requirements) < maxPrice) {
-        kept.add(type);
-      }
-    }
-    if (requirements.hasMinValues()) {
-      InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(kept, requirements);
-      if (!minValues.satisfied()) {
-        return new Filtered(List.of(), minValues.reason());
-      }
-    }
-    return new Filtered(kept, null);
-  }
 }

@@ -397,15 +397,15 @@ final class RepackConsolidation {
       for (int i = 0; i < cheapest.length; i++) {
         PlannedNodeClaim planned = outcome.replacements().get(i);
         Requirements requirements = planned.requirements();
-        Consolidation.Filtered kept =
-            Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, cheapest[i] + slack / (2.0 * cheapest.length));
+        double maxPrice = cheapest[i] + slack / (2.0 * cheapest.length);
+        Consolidation.Filtered kept = Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, maxPrice);
         if (kept.error() != null || kept.types().isEmpty()) {
           return null;
         }
-        double worst = 0;
-        for (int t = 0; t < worstPrices[i].length; t++) {
-          if (worstPrices[i][t] < cheapest[i] + slack / (2.0 * cheapest.length)) {
-            worst = Math.max(worst, worstPrices[i][t]);
+        double worst = 0; // the dearest worst launch price among the kept options
+        for (double price : worstPrices[i]) {
+          if (price < maxPrice) {
+            worst = Math.max(worst, price);
           }
         }
         try {

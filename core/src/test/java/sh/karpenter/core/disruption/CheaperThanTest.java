@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.core.instancetype.InstanceType;
+import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.wellknown.Labels;
@@ -16,7 +17,7 @@ import sh.karpenter.core.wellknown.Labels;
 /**
  * {@link Consolidation#cheaperThan} filters the types by worst launch price before ordering the kept
  * ones by price; it must return what ordering every type first and then filtering returns ({@link
- * Consolidation#cheaperThanOrderingAll}), ties in price included.
+ * #orderingAllThenFiltering}), ties in price included.
  */
 class CheaperThanTest {
   @Test
@@ -39,10 +40,27 @@ class CheaperThanTest {
       Collections.shuffle(types, random);
       Requirements reqs = requirements.get(random.nextInt(requirements.size()));
       double maxPrice = 0.05 * random.nextInt(10);
-      Consolidation.Filtered expected = Consolidation.cheaperThanOrderingAll(types, reqs, maxPrice);
+      Consolidation.Filtered expected = orderingAllThenFiltering(types, reqs, maxPrice);
       Consolidation.Filtered actual = Consolidation.cheaperThan(types, reqs, maxPrice);
       assertThat(actual.types()).containsExactlyElementsOf(expected.types());
       assertThat(actual.error()).isEqualTo(expected.error());
     }
+  }
+
+  /** The filter as it was: orders every type by price, then keeps those below {@code maxPrice}. */
+  private static Consolidation.Filtered orderingAllThenFiltering(List<InstanceType> types, Requirements requirements, double maxPrice) {
+    List<InstanceType> kept = new ArrayList<>();
+    for (InstanceType type : InstanceTypes.orderByPrice(types, requirements)) {
+      if (InstanceTypes.worstLaunchPrice(type.offerings(), requirements) < maxPrice) {
+        kept.add(type);
+      }
+    }
+    if (requirements.hasMinValues()) {
+      InstanceTypes.MinValues minValues = InstanceTypes.satisfiesMinValues(kept, requirements);
+      if (!minValues.satisfied()) {
+        return new Consolidation.Filtered(List.of(), minValues.reason());
+      }
+    }
+    return new Consolidation.Filtered(kept, null);
   }
 }
