@@ -476,8 +476,11 @@ public final class Topology {
     return Set.copyOf(selected);
   }
 
-  /** Appends the pod's values for matchLabelKeys to the selector, as kube-scheduler does. */
-  private static LabelSelector withMatchLabelKeys(LabelSelector selector, List<String> matchLabelKeys, Pod pod) {
+  /**
+   * The term's selector with the owner's values of its {@code matchLabelKeys} ANDed in, as
+   * kube-scheduler reads spread constraints and pod (anti-)affinity terms; keys the owner lacks are left out.
+   */
+  public static LabelSelector withMatchLabelKeys(LabelSelector selector, List<String> matchLabelKeys, Pod pod) {
     LabelSelector result = selector == null ? LabelSelector.NOTHING : selector;
     if (matchLabelKeys == null) {
       return result;
