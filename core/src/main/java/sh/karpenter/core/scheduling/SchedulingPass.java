@@ -10,8 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.InstanceTypes;
 import sh.karpenter.core.instancetype.Offering;
@@ -436,25 +436,30 @@ final class SchedulingPass {
   }
 
   private static void addDomainTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
+    selectors.addAll(domainSelectors(pod));
+  }
+
+  /**
+   * The selectors of the pod's own spread and pod (anti-)affinity terms, required and preferred,
+   * keyed by another label than the hostname.
+   */
+  private static List<LabelSelector> domainSelectors(Pod pod) {
+    List<LabelSelector> selectors = new ArrayList<>();
     for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
       if (!Labels.HOSTNAME.equals(spread.topologyKey())) {
         selectors.add(spread.selector());
       }
     }
-    for (PodAffinityTerm term : domainTerms(pod)) {
-      selectors.add(term.selector());
-    }
-  }
-
-  /** The pod's pod-affinity and anti-affinity terms, required and preferred, keyed by another label than the hostname. */
-  private static List<PodAffinityTerm> domainTerms(Pod pod) {
-    List<PodAffinityTerm> terms = new ArrayList<>();
-    pod.requiredPodAffinity().forEach(terms::add);
-    pod.requiredPodAntiAffinity().forEach(terms::add);
+    List<PodAffinityTerm> terms = new ArrayList<>(pod.requiredPodAffinity());
+    terms.addAll(pod.requiredPodAntiAffinity());
     pod.preferredPodAffinity().forEach(t -> terms.add(t.term()));
     pod.preferredPodAntiAffinity().forEach(t -> terms.add(t.term()));
-    terms.removeIf(term -> Labels.HOSTNAME.equals(term.topologyKey()));
-    return terms;
+    for (PodAffinityTerm term : terms) {
+      if (!Labels.HOSTNAME.equals(term.topologyKey())) {
+        selectors.add(term.selector());
+      }
+    }
+    return selectors;
   }
 
   /**
@@ -464,13 +469,8 @@ final class SchedulingPass {
    * stricter). Its node requirements still hold wherever it goes.
    */
   private static boolean domainFree(Pod pod, Set<LabelSelector> domainSelectors) {
-    if (!pod.preferredNodeAffinity().isEmpty() || !pod.persistentVolumeClaims().isEmpty() || !domainTerms(pod).isEmpty()) {
+    if (!pod.preferredNodeAffinity().isEmpty() || !pod.persistentVolumeClaims().isEmpty() || !domainSelectors(pod).isEmpty()) {
       return false;
-    }
-    for (TopologySpreadConstraint spread : pod.topologySpreadConstraints()) {
-      if (!Labels.HOSTNAME.equals(spread.topologyKey())) {
-        return false;
-      }
     }
     for (LabelSelector selector : domainSelectors) {
       if (selector.matches(pod.labels())) {

@@ -2,6 +2,7 @@ package sh.karpenter.core.scheduling;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +96,7 @@ final class TemplateIndex {
     for (int t = 0; t < types.length; t++) {
       byName[t] = t;
     }
-    java.util.Arrays.sort(byName, java.util.Comparator.comparing((Integer t) -> types[t].name()));
+    Arrays.sort(byName, Comparator.comparing((Integer t) -> types[t].name()));
     this.nameRank = new int[types.length];
     this.namesByRank = new String[types.length];
     for (int r = 0; r < byName.length; r++) {
