@@ -209,8 +209,9 @@ final class AwsE2EFixture implements AutoCloseable {
   }
 
   /** Live instances tagged for this cluster (Karpenter's and any launched behind its back with its tags). */
+  /** Every page: the emulator, like EC2, returns at most 100 reservations per page unless asked otherwise. */
   List<Instance> karpenterInstances() {
-    return ec2.describeInstances(r -> r.filters(
+    return ec2.describeInstancesPaginator(r -> r.filters(
             f -> f.name("tag:eks:eks-cluster-name").values(CLUSTER),
             f -> f.name("instance-state-name").values("pending", "running")))
         .reservations().stream().flatMap(r -> r.instances().stream()).toList();
