@@ -118,6 +118,39 @@ class ControllerKillIT {
     assertThat(client.nodes().list().getItems()).hasSize(1);
   }
 
+  /**
+   * Two controllers with leader election; the leader's network (API server and cloud) is cut while
+   * its launches are in flight. It must stop acting the instant its Lease is lost: {@code karpenter
+   * controller} halts its process then ({@code Operator.onLeadershipLost}), which here is {@link
+   * ControllerProcess#kill}. Before that, reconciles the partition held resumed once it healed and
+   * launched every NodeClaim a second time beside the new leader (RELIABILITY.md).
+   */
+  @Test
+  void aPartitionedLeaderStopsActingAndTheOtherTakesOver(KubernetesClient client, ControlPlane controlPlane) throws Exception {
+    begin(client, controlPlane);
+    scenario.pool("{consolidateAfter: Never}");
+    ControllerProcess first = controller(client, 1);
+    first.operator.onLeadershipLost(first::kill);
+    until(first.operator::isLeader);
+    ControllerProcess second = controller(client, Integer.MAX_VALUE);
+    scenario.deployment("burst", 4, "1", true);
+
+    assertThat(first.gate.awaitHeld(TIMEOUT)).isTrue();
+    until(() -> scenario.nodeClaims().size() == 4);
+    first.partition(true);
+    // the held launches go on into the partition, and their reconciles retry behind it
+    first.gate.release();
+    until(second.operator::isLeader);
+    assertThat(first.operator.leadershipWasLost()).isTrue();
+    first.partition(false);
+
+    invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
+    assertThat(invariants.nodeClaimsSeen()).as("the new leader launched the deposed one's NodeClaims and made none of its own").isEqualTo(4);
+    assertThat(first.gate.launched()).as("launches of the deposed leader that reached the cloud").isZero();
+    assertThat(scenario.cloud.list()).as("one instance per NodeClaim").hasSize(4);
+    assertThat(scenario.emptyNodes()).isEmpty();
+  }
+
   @Test
   void killedInTheMiddleOfADrain(KubernetesClient client, ControlPlane controlPlane) {
     begin(client, controlPlane);
