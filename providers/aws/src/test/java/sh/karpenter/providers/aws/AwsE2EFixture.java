@@ -208,8 +208,10 @@ final class AwsE2EFixture implements AutoCloseable {
         .build();
   }
 
-  /** Live instances tagged for this cluster (Karpenter's and any launched behind its back with its tags). */
-  /** Every page: the emulator, like EC2, returns at most 100 reservations per page unless asked otherwise. */
+  /**
+   * Live instances tagged for this cluster (Karpenter's and any launched behind its back with its
+   * tags), from every page: the emulator, like EC2, returns at most 100 reservations per page.
+   */
   List<Instance> karpenterInstances() {
     return ec2.describeInstancesPaginator(r -> r.filters(
             f -> f.name("tag:eks:eks-cluster-name").values(CLUSTER),
