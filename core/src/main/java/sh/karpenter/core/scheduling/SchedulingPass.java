@@ -432,11 +432,7 @@ final class SchedulingPass {
    * count pods per zone or another domain coarser than a node (every key but the hostname).
    */
   private Set<LabelSelector> domainTopologySelectors() {
-    return selectorsOfEveryPod(SchedulingPass::addDomainTopologySelectors);
-  }
-
-  private static void addDomainTopologySelectors(Pod pod, Set<LabelSelector> selectors) {
-    selectors.addAll(domainSelectors(pod));
+    return selectorsOfEveryPod((pod, selectors) -> selectors.addAll(domainSelectors(pod)));
   }
 
   /**
