@@ -24,6 +24,7 @@ import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.objects.Pods;
 import sh.karpenter.controller.operator.Operator;
 import sh.karpenter.controller.operator.options.Options;
 import sh.karpenter.controller.runtime.EventRecorder;
@@ -88,8 +89,11 @@ class ControllerE2EIT {
     assertThat(pods).hasSize(50);
     // All 50 pending before the controller starts, so they are one batch, as `karpenter plan` sees
     // them: created while it runs, on a loaded machine they can straddle two batch windows, and two
-    // solves may pack them onto more nodes than one solve does.
+    // solves may pack them onto more nodes than one solve does. Pending means kube-scheduler has
+    // marked them unschedulable (the provisioner takes no other pod), so that is awaited too.
     pods.forEach(pod -> client.pods().resource(pod).create());
+    await().atMost(TIMEOUT).untilAsserted(() ->
+        assertThat(client.pods().list().getItems()).hasSize(50).allMatch(Pods::failedToSchedule));
     // Pre-binding puts each pod on the NodeClaim the plan chose. Left to kube-scheduler, the pods can
     // land differently: for example two web pods on the node the plan kept for a db pod. The db pods'
     // hostname anti-affinity then leaves one without room, so a second pass adds nodes the plan never
