@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -59,7 +60,11 @@ import sh.karpenter.core.wellknown.Labels;
  *   <li><b>marked for deletion</b>: nodes (by provider ID) that disruption is about to remove; they
  *       are no home for pending pods, and their pods are rescheduled;
  *   <li><b>created NodeClaims</b> not yet seen by the informer, so a pass that starts straight after
- *       a launch does not launch the same capacity again;
+ *       a launch does not launch the same capacity again. One stays counted until the informer has
+ *       it, or has read past the resource version the create returned without it (then it was
+ *       deleted since); never merely because the informer is slow. A lagging informer (an
+ *       overloaded API server, a watch reconnecting with back-off) once made a 500-pod burst
+ *       create 742 NodeClaims when a fixed 15-second grace dropped created NodeClaims from view;
  *   <li><b>pod acknowledgements</b>, for the scheduling-decision latency metric, and
  *       <b>prebindings</b> (pods to bind once a NodeClaim's Node registers).
  * </ul>
@@ -69,11 +74,25 @@ import sh.karpenter.core.wellknown.Labels;
  */
 public final class ClusterState {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterState.class);
-  /** How long a created NodeClaim is assumed to exist when the informer has not delivered it. */
+  /**
+   * How long a created NodeClaim is assumed to exist when the informer has not delivered it and the
+   * resource versions cannot be compared (a server whose versions are not integers).
+   */
   static final Duration CREATED_GRACE = Duration.ofSeconds(15);
+  /** The longest a created NodeClaim is counted without the informer delivering it: a stalled informer. */
+  static final Duration CREATED_LIMIT = Duration.ofMinutes(5);
   private static final int MAX_INVALID_OBJECTS = 100;
 
-  private record Created(NodeClaim claim, Instant at) {}
+  /** A NodeClaim this process created, when, and the resource version the create returned (-1: not an integer). */
+  private record Created(NodeClaim claim, Instant at, long resourceVersion, AtomicBoolean lagLogged) {
+    /** True once the informer cannot deliver it any more: it read past its creation, or the wait ran out. */
+    boolean gone(long informerVersion, Instant now) {
+      if (resourceVersion >= 0 && informerVersion >= resourceVersion) {
+        return true;
+      }
+      return !now.isBefore(at.plus(resourceVersion >= 0 && informerVersion >= 0 ? CREATED_LIMIT : CREATED_GRACE));
+    }
+  }
 
   private final Informers informers;
   private final Clock clock;
@@ -567,32 +586,61 @@ public final class ClusterState {
   // ---------------------------------------------------------------- created NodeClaims
 
   /**
-   * Records a NodeClaim this process just created, so that snapshots count it before the informer
-   * delivers it (dropped once the informer has it, or after {@link #CREATED_GRACE}).
+   * Records a NodeClaim this process just created (the create's response, with its resource
+   * version), so that snapshots count it before the informer delivers it; dropped once the informer
+   * has it or has read past its resource version (see the class comment).
    */
   public void nodeClaimCreated(NodeClaim claim) {
     if (claim.getMetadata() != null && claim.getMetadata().getName() != null
         && informers.nodeClaims().getStore().getByKey(claim.getMetadata().getName()) == null) {
-      created.put(claim.getMetadata().getName(), new Created(claim, clock.instant()));
+      created.put(claim.getMetadata().getName(),
+          new Created(claim, clock.instant(), resourceVersion(claim.getMetadata().getResourceVersion()), new AtomicBoolean()));
     }
   }
 
   /** The informer's NodeClaims plus the ones created here that it has not delivered yet. */
   private List<NodeClaim> nodeClaims() {
+    // The informer's version is read before its store: the store then holds every event up to it.
+    long informerVersion = created.isEmpty() ? -1 : resourceVersion(informers.nodeClaims().lastSyncResourceVersion());
     List<NodeClaim> claims = new ArrayList<>(informers.nodeClaims().getStore().list());
     if (!created.isEmpty()) {
       Instant now = clock.instant();
       Set<String> names = new HashSet<>();
       claims.forEach(c -> names.add(c.getMetadata().getName()));
       created.forEach((name, entry) -> {
-        if (names.contains(name) || !now.isBefore(entry.at().plus(CREATED_GRACE))) {
+        if (names.contains(name)) {
           created.remove(name, entry);
+        } else if (entry.gone(informerVersion, now)) {
+          created.remove(name, entry);
+          if (informerVersion < entry.resourceVersion()) {
+            LOG.warn("NodeClaim {} was created {} ago and the NodeClaim informer has not delivered it (it read up to resource "
+                + "version {}, the create returned {}); no longer counting it", name, Duration.between(entry.at(), now),
+                informerVersion, entry.resourceVersion());
+          }
         } else {
+          if (!now.isBefore(entry.at().plus(CREATED_GRACE)) && entry.lagLogged().compareAndSet(false, true)) {
+            LOG.info("NodeClaim {} was created {} ago and the NodeClaim informer has not delivered it yet (it read up to resource "
+                + "version {}, the create returned {}); still counting it", name, Duration.between(entry.at(), now),
+                informerVersion, entry.resourceVersion());
+          }
           claims.add(entry.claim());
         }
       });
     }
     return claims;
+  }
+
+  /** A resource version as an integer, or -1 when absent or not one (the API calls them opaque; etcd's are integers). */
+  static long resourceVersion(String version) {
+    if (version == null || version.isEmpty() || version.length() > 18) {
+      return -1;
+    }
+    for (int i = 0; i < version.length(); i++) {
+      if (version.charAt(i) < '0' || version.charAt(i) > '9') {
+        return -1;
+      }
+    }
+    return Long.parseLong(version);
   }
 
   // ---------------------------------------------------------------- pod acknowledgements

@@ -116,6 +116,34 @@ class ClusterStateIT {
   }
 
   @Test
+  void aCreatedNodeClaimStaysCountedWhileTheInformerLagsAndIsDroppedOnceItReadPastTheCreation() {
+    POOL.createReady(client);
+    await().atMost(WAIT).until(() -> informers.nodePools().getStore().list().size() == 1
+        && informers.nodePools().getStore().list().stream().allMatch(p -> ClusterState.notReady(p).isEmpty()));
+    // The NodeClaim informer falls behind (here: it stops) just before this process creates a NodeClaim.
+    informers.nodeClaims().stop();
+    NodeClaim lagging = createClaim("general-lagging");
+    state.nodeClaimCreated(lagging);
+    assertThat(state.provisioningSnapshot().inFlight()).containsExactly("general-lagging");
+
+    // A minute later the informer still has not delivered it: it is still counted, so the next pass
+    // does not launch the same capacity again.
+    clock.step(Duration.ofMinutes(1));
+    assertThat(state.provisioningSnapshot().inFlight()).containsExactly("general-lagging");
+
+    // A NodeClaim whose creation the informer has read past without keeping it was deleted since.
+    NodeClaim deleted = client.getKubernetesSerialization().clone(lagging);
+    deleted.getMetadata().setName("general-deleted");
+    deleted.getMetadata().setResourceVersion("1");
+    state.nodeClaimCreated(deleted);
+    assertThat(state.provisioningSnapshot().inFlight()).containsExactly("general-lagging");
+
+    // An informer stalled for five minutes is not waited for any longer.
+    clock.step(Duration.ofMinutes(4));
+    assertThat(state.provisioningSnapshot().inFlight()).isEmpty();
+  }
+
+  @Test
   void podsOfANodeMarkedForDeletionAreRescheduledUnlessTheyMustStay() {
     createNode("leaving", "fake://leaving");
     createBoundPod("movable", "leaving", Map.of());
