@@ -178,7 +178,8 @@ public final class Operator implements AutoCloseable {
         controller(PodEvents.NAME, podEvents, Controller.linearScaleReconciles(cpus, 10, 1000), clock, observer);
     informers.pods().addEventHandler(podEvents.handler(podEventsController::enqueue));
     GarbageCollection garbageCollection =
-        new GarbageCollection(client, informers, metered.forController(GarbageCollection.NAME), clock, metrics);
+        new GarbageCollection(client, informers, metered.forController(GarbageCollection.NAME), clock, metrics,
+            options.garbageCollectionPeriod());
     loops.add(new SingletonLoop(GarbageCollection.NAME, garbageCollection::reconcile, clock, observer));
     informers.nodePools().addEventHandler(NodeClaimDisruption.nodePoolHandler(informers, nodeClaimDisruption::enqueue));
 

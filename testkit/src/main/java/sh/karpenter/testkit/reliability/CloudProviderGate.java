@@ -18,9 +18,10 @@ import sh.karpenter.core.cloudprovider.RepairPolicy;
  * One controller process's view of a cloud that outlives it: every call goes to the shared cloud
  * provider, except that launches from the {@code n}-th on can be held before they reach the cloud
  * ({@link #holdLaunchesFrom}), so a test stops a controller exactly between creating a NodeClaim and
- * launching its instance, and that after {@link #kill} every call, held ones included, fails without
- * touching the cloud: a killed process makes no more calls. {@link #partition} cuts the process off
- * from the cloud for a while.
+ * launching its instance, or after the cloud made the instance and before its answer returns
+ * ({@link #holdAnswersFrom}), so the NodeClaim never learns of it; and that after {@link #kill}
+ * every call, held ones included, fails without touching the cloud: a killed process makes no more
+ * calls. {@link #partition} cuts the process off from the cloud for a while.
  */
 public final class CloudProviderGate implements CloudProvider {
   private final CloudProvider cloud;
@@ -29,6 +30,7 @@ public final class CloudProviderGate implements CloudProvider {
   private final CountDownLatch held = new CountDownLatch(1);
   private final CountDownLatch released = new CountDownLatch(1);
   private volatile int holdFrom = Integer.MAX_VALUE;
+  private volatile boolean holdAnswers;
   private volatile boolean killed;
   private volatile boolean partitioned;
 
@@ -38,6 +40,17 @@ public final class CloudProviderGate implements CloudProvider {
 
   /** Holds the {@code n}-th launch (1-based) and every later one until {@link #kill} or {@link #release}. */
   public CloudProviderGate holdLaunchesFrom(int n) {
+    this.holdFrom = n;
+    return this;
+  }
+
+  /**
+   * Lets the {@code n}-th launch (1-based) and every later one reach the cloud, then holds its answer
+   * until {@link #kill} (the launch then fails: the instance exists, and the controller never hears
+   * of it) or {@link #release}.
+   */
+  public CloudProviderGate holdAnswersFrom(int n) {
+    this.holdAnswers = true;
     this.holdFrom = n;
     return this;
   }
@@ -98,19 +111,28 @@ public final class CloudProviderGate implements CloudProvider {
   public Instance create(LaunchRequest request) {
     alive();
     int attempt = launchAttempts.incrementAndGet();
-    if (attempt >= holdFrom) {
-      held.countDown();
-      try {
-        released.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while held", e);
-      }
-      alive();
+    boolean hold = attempt >= holdFrom;
+    boolean answersHeld = holdAnswers;
+    if (hold && !answersHeld) {
+      awaitRelease();
     }
     Instance instance = cloud.create(request);
     launches.incrementAndGet();
+    if (hold && answersHeld) {
+      awaitRelease();
+    }
     return instance;
+  }
+
+  private void awaitRelease() {
+    held.countDown();
+    try {
+      released.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while held", e);
+    }
+    alive();
   }
 
 

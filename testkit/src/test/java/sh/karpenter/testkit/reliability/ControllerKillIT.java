@@ -6,6 +6,7 @@ import static sh.karpenter.testkit.reliability.FaultScenario.until;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import sh.karpenter.api.v1.ConditionTypes;
 import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.api.v1.NodeClaim;
+import sh.karpenter.core.cloudprovider.Instance;
 import sh.karpenter.core.wellknown.Annotations;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
@@ -92,6 +94,37 @@ class ControllerKillIT {
     invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
     assertThat(invariants.nodeClaimsSeen()).isEqualTo(3);
     assertThat(scenario.cloud.list()).hasSize(3);
+    assertThat(scenario.emptyNodes()).isEmpty();
+  }
+
+  /**
+   * The cloud made the instances, and the controller is killed before any NodeClaim records them. The
+   * fresh controller launches the NodeClaims again (as upstream, a launch does not look for an
+   * earlier instance of its NodeClaim); the first instances are leaked until garbage collection has
+   * seen them unreferenced on two passes a period apart and terminates them. The period is 15 s here
+   * instead of upstream's 2 minutes, to fit the suite's budget.
+   */
+  @Test
+  void killedAfterTheCloudLaunchedBeforeTheNodeClaimsRecordedIt(KubernetesClient client, ControlPlane controlPlane) throws Exception {
+    begin(client, controlPlane);
+    scenario.pool("{consolidateAfter: Never}");
+    ControllerProcess first = controller(client, Integer.MAX_VALUE);
+    first.gate.holdAnswersFrom(1);
+    scenario.deployment("burst", 3, "1", true);
+
+    assertThat(first.gate.awaitHeld(TIMEOUT)).isTrue();
+    until(() -> scenario.cloud.list().size() == 3);
+    first.kill();
+    List<String> orphans = scenario.cloud.list().stream().map(Instance::providerId).toList();
+    assertThat(scenario.nodeClaims()).hasSize(3).allSatisfy(c -> assertThat(c.getStatus() == null ? null : c.getStatus().getProviderID())
+        .as("no NodeClaim recorded its instance").isNullOrEmpty());
+
+    track(ControllerProcess.start(client.getConfiguration(), scenario.cloud,
+        ControllerProcess.options(client.getNamespace()).withGarbageCollectionPeriod(Duration.ofSeconds(15))));
+    invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
+    assertThat(invariants.nodeClaimsSeen()).as("the fresh controller launched the dead one's NodeClaims, made none of its own").isEqualTo(3);
+    assertThat(scenario.cloud.list()).as("the orphaned instances were terminated, one per NodeClaim is left").hasSize(3)
+        .extracting(Instance::providerId).doesNotContainAnyElementsOf(orphans);
     assertThat(scenario.emptyNodes()).isEmpty();
   }
 

@@ -54,7 +54,7 @@ public final class GarbageCollection {
   private static final Logger LOG = LoggerFactory.getLogger(GarbageCollection.class);
 
   public static final String NAME = "nodeclaim.garbagecollection";
-  /** docs/behaviour/options.md. */
+  /** Upstream's period (docs/behaviour/options.md); {@code Options.garbageCollectionPeriod} sets this loop's. */
   public static final Duration PERIOD = Duration.ofMinutes(2);
   /** {@code karpenter_nodeclaims_disrupted_total} reason. */
   public static final String METRIC_REASON = "garbage_collected";
@@ -65,9 +65,19 @@ public final class GarbageCollection {
   private final CloudProvider cloudProvider;
   private final Clock clock;
   private final Metrics metrics;
-  private final LeakedInstances leaked = new LeakedInstances(PERIOD);
+  private final Duration period;
+  private final LeakedInstances leaked;
 
+  /** A loop with upstream's {@link #PERIOD}. */
   public GarbageCollection(KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, Metrics metrics) {
+    this(client, informers, cloudProvider, clock, metrics, PERIOD);
+  }
+
+  /** A loop run every {@code period}; an instance unreferenced for at least {@code period} is a leak. */
+  public GarbageCollection(KubernetesClient client, Informers informers, CloudProvider cloudProvider, Clock clock, Metrics metrics,
+      Duration period) {
+    this.period = period;
+    this.leaked = new LeakedInstances(period);
     this.client = client;
     this.informers = informers;
     this.cloudProvider = cloudProvider;
@@ -78,7 +88,7 @@ public final class GarbageCollection {
   /** One pass; the loop body of {@link sh.karpenter.controller.runtime.SingletonLoop}. */
   public synchronized Result reconcile() {
     if (!informers.nodeClaims().hasSynced() || !informers.nodes().hasSynced()) {
-      return Result.requeueAfter(PERIOD);
+      return Result.requeueAfter(period);
     }
     List<NodeClaim> nodeClaims = informers.nodeClaims().getStore().list();
     List<Instance> instances = cloudProvider.list();
@@ -107,7 +117,7 @@ public final class GarbageCollection {
       failures.subList(1, failures.size()).forEach(failure::addSuppressed);
       throw failure;
     }
-    return Result.requeueAfter(PERIOD);
+    return Result.requeueAfter(period);
   }
 
   /**
@@ -141,7 +151,7 @@ public final class GarbageCollection {
 
   /** Terminates a leaked instance; it stays remembered, so later passes repeat the call until it is gone. */
   private void terminate(String providerId) {
-    LOG.info("terminating leaked instance {}: no NodeClaim has referenced it for at least {}", providerId, PERIOD);
+    LOG.info("terminating leaked instance {}: no NodeClaim has referenced it for at least {}", providerId, period);
     try {
       cloudProvider.delete(providerId);
     } catch (NodeClaimNotFoundException e) {

@@ -30,6 +30,8 @@ import sh.karpenter.core.topology.DefaultConstraints;
  *     (docs/behaviour/disruption.md#payback)
  * @param featureGates upstream's gates; only the ones this implementation knows are honoured
  * @param cpuRequests millicores the process may use; sizes worker pools as upstream does
+ * @param garbageCollectionPeriod how often {@code nodeclaim.garbagecollection} runs, and how long an
+ *     instance must go unreferenced before it is a leak (upstream: 2 minutes, not a flag; tests shorten it)
  */
 public record Options(
     Duration batchIdleDuration,
@@ -46,7 +48,8 @@ public record Options(
     boolean repackConsolidation,
     Duration paybackHorizon,
     Map<String, Boolean> featureGates,
-    int cpuRequests) {
+    int cpuRequests,
+    Duration garbageCollectionPeriod) {
 
   /**
    * Upstream v1.15's gates with their defaults. Only SpotToSpotConsolidation is read here;
@@ -79,7 +82,14 @@ public record Options(
       throw new IllegalArgumentException("--disruption-payback-horizon must not be negative, got " + paybackHorizon);
     }
     featureGates = Map.copyOf(featureGates);
+    Objects.requireNonNull(garbageCollectionPeriod, "garbageCollectionPeriod");
+    if (garbageCollectionPeriod.isNegative() || garbageCollectionPeriod.isZero()) {
+      throw new IllegalArgumentException("the garbage collection period must be positive, got " + garbageCollectionPeriod);
+    }
   }
+
+  /** Upstream's period of the NodeClaim garbage collection loop. */
+  public static final Duration DEFAULT_GARBAGE_COLLECTION_PERIOD = Duration.ofMinutes(2);
 
   public static Options defaults() {
     return new Options(
@@ -97,7 +107,8 @@ public record Options(
         false,
         DisruptionOptions.DEFAULT_PAYBACK_HORIZON,
         DEFAULT_FEATURE_GATES,
-        1000);
+        1000,
+        DEFAULT_GARBAGE_COLLECTION_PERIOD);
   }
 
   /** How long a pod stays nominated to a node or NodeClaim: max(2 × batchMaxDuration, 10 s). */
@@ -108,42 +119,49 @@ public record Options(
 
   public Options withBatchDurations(Duration idle, Duration max) {
     return new Options(idle, max, scheduler, defaultConstraints, metricsPort, healthProbePort, leaderElection,
-        leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withPorts(int metrics, int healthProbe) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metrics, healthProbe,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withLeaderElection(boolean enabled, String name, String namespace) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        enabled, name, namespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        enabled, name, namespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withPrebind(boolean enabled) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, enabled, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withDisruptionShadowMode(boolean enabled) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, enabled, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, enabled, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   /** Repack consolidation on or off, and the payback horizon of its moves. */
   public Options withRepackConsolidation(boolean enabled, Duration horizon) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, enabled, horizon, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, enabled, horizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withScheduler(SchedulerOptions options, DefaultConstraints constraints) {
     return new Options(batchIdleDuration, batchMaxDuration, options, constraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests, garbageCollectionPeriod);
   }
 
   public Options withFeatureGates(Map<String, Boolean> gates, int cpu) {
     return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
-        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, gates, cpu);
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, gates, cpu, garbageCollectionPeriod);
+  }
+
+  /** How often garbage collection runs; upstream's is 2 minutes, tests shorten it to see a leak reclaimed. */
+  public Options withGarbageCollectionPeriod(Duration period) {
+    return new Options(batchIdleDuration, batchMaxDuration, scheduler, defaultConstraints, metricsPort, healthProbePort,
+        leaderElection, leaderElectionName, leaderElectionNamespace, prebind, disruptionShadowMode, repackConsolidation, paybackHorizon, featureGates, cpuRequests,
+        period);
   }
 }
