@@ -3,6 +3,7 @@ package sh.karpenter.controller.provisioning;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -72,10 +73,16 @@ public final class NodeClaimCreate {
     return suffix.toString();
   }
 
-  /** True when {@code existing} is what {@code wanted} asks for: labels, owner, requirements, requests, class. */
+  /**
+   * True when {@code existing} is what {@code wanted} asks for: its labels among the existing ones,
+   * and the same owner, requirements, requests and class. The labels are compared as a subset: by the
+   * time the retried create meets the first one, launching it may have added the instance's labels
+   * (type, zone, capacity type); requiring equal labels then made a second NodeClaim for the same pods
+   * on a loaded machine (RELIABILITY.md). The spec cannot change after creation.
+   */
   static boolean sameRequest(NodeClaim existing, NodeClaim wanted) {
     if (existing.getMetadata().getDeletionTimestamp() != null
-        || !Objects.equals(existing.getMetadata().getLabels(), wanted.getMetadata().getLabels())
+        || !containsAll(existing.getMetadata().getLabels(), wanted.getMetadata().getLabels())
         || existing.getSpec() == null || wanted.getSpec() == null) {
       return false;
     }
@@ -83,6 +90,13 @@ public final class NodeClaimCreate {
         && json(existing.getSpec().getResources()).equals(json(wanted.getSpec().getResources()))
         && json(existing.getSpec().getNodeClassRef()).equals(json(wanted.getSpec().getNodeClassRef()))
         && json(existing.getMetadata().getOwnerReferences()).equals(json(wanted.getMetadata().getOwnerReferences()));
+  }
+
+  private static boolean containsAll(Map<String, String> existing, Map<String, String> wanted) {
+    if (wanted == null || wanted.isEmpty()) {
+      return true;
+    }
+    return existing != null && existing.entrySet().containsAll(wanted.entrySet());
   }
 
   private static String json(Object value) {

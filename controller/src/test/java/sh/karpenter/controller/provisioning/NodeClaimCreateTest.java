@@ -33,6 +33,18 @@ class NodeClaimCreateTest {
     assertThat(NodeClaimCreate.sameRequest(deleting, wanted)).isFalse();
   }
 
+  @Test
+  void aNodeClaimThatWasLaunchedMeanwhileIsStillTheSameRequest() {
+    NodeClaim wanted = claim("default", List.of("c5.large", "m5.large"));
+    NodeClaim launched = claim("default", List.of("c5.large", "m5.large"));
+    launched.getMetadata().setLabels(Map.of("karpenter.sh/nodepool", "default", "node.kubernetes.io/instance-type", "c5.large",
+        "topology.kubernetes.io/zone", "us-west-2a", "karpenter.sh/capacity-type", "on-demand"));
+    assertThat(NodeClaimCreate.sameRequest(launched, wanted)).isTrue();
+    NodeClaim relabelled = claim("default", List.of("c5.large", "m5.large"));
+    relabelled.getMetadata().setLabels(Map.of("karpenter.sh/nodepool", "other", "node.kubernetes.io/instance-type", "c5.large"));
+    assertThat(NodeClaimCreate.sameRequest(relabelled, wanted)).isFalse();
+  }
+
   private static NodeClaim claim(String pool, List<String> types) {
     NodeClaim claim = new NodeClaim();
     claim.setMetadata(new ObjectMetaBuilder().withGenerateName(pool + "-").withLabels(Map.of("karpenter.sh/nodepool", pool))

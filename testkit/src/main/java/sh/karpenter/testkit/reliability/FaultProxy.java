@@ -74,7 +74,9 @@ public final class FaultProxy implements AutoCloseable {
   private volatile boolean partitioned;
   private volatile boolean closed;
   private volatile String loseAnswersTo;
+  private volatile Duration loseAnswersHold = Duration.ZERO;
   private final AtomicLong answersToLose = new AtomicLong();
+  private final AtomicLong postsToLosePath = new AtomicLong();
 
   private FaultProxy(Config upstream) {
     this.upstream = upstream;
@@ -133,9 +135,24 @@ public final class FaultProxy implements AutoCloseable {
    * which carries them out, but the controller's connection is closed before it gets the answer.
    */
   public FaultProxy loseAnswers(String pathPart, int count) {
+    return loseAnswers(pathPart, count, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #loseAnswers(String, int)}, the controller's connection staying open for {@code hold}
+   * after the API server answered before it is closed: the controller's retry then comes after
+   * whatever the API server's answer set off meanwhile (a NodeClaim launched, say).
+   */
+  public FaultProxy loseAnswers(String pathPart, int count, Duration hold) {
     loseAnswersTo = pathPart;
+    loseAnswersHold = hold;
     answersToLose.set(count);
     return this;
+  }
+
+  /** {@code POST}s to the {@link #loseAnswers} path so far, the ones whose answer was lost included. */
+  public long postsToLosePath() {
+    return postsToLosePath.get();
   }
 
   /** Drops every open connection (watches included), as an API server going away does. */
@@ -229,9 +246,13 @@ public final class FaultProxy implements AutoCloseable {
           mutations.incrementAndGet();
         }
         String lose = loseAnswersTo;
-        if (lose != null && method.equals("POST") && text.substring(0, text.indexOf('\r')).contains(lose)
-            && answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        boolean postToLosePath = lose != null && method.equals("POST") && text.substring(0, text.indexOf('\r')).contains(lose);
+        if (postToLosePath) {
+          postsToLosePath.incrementAndGet();
+        }
+        if (postToLosePath && answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
           forwardAndDropAnswer(head, body);
+          Thread.sleep(loseAnswersHold);
           return;
         }
         toApi.write(head);

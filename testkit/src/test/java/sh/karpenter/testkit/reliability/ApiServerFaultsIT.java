@@ -117,11 +117,18 @@ class ApiServerFaultsIT {
     scenario.pool("{consolidateAfter: Never}");
     ControllerProcess controller = controller(client);
     // The API server creates the NodeClaim, the controller's connection drops before the answer: the
-    // client retries the POST.
-    controller.proxy.loseAnswers("/nodeclaims", 1);
+    // client retries the POST. The drop comes 8 s after the answer, by when the NodeClaim has been
+    // launched and labelled with its instance's type and zone: the retry must still recognise it
+    // (requiring equal labels made a second NodeClaim on a loaded CI machine).
+    controller.proxy.loseAnswers("/nodeclaims", 1, Duration.ofSeconds(8));
     scenario.deployment("lost", 1, "1", true);
 
+    // The provisioning pass is over once it nominated the pod: to the NodeClaim it ended up with.
+    until(() -> controller.events.events().stream().anyMatch(e -> "Nominated".equals(e.reason())));
+    assertThat(controller.proxy.postsToLosePath()).as("the lost create was retried").isGreaterThanOrEqualTo(2);
     invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
     assertThat(invariants.nodeClaimsSeen()).isEqualTo(1);
+    String nominated = controller.events.events().stream().filter(e -> "Nominated".equals(e.reason())).findFirst().orElseThrow().message();
+    assertThat(nominated).isEqualTo("Pod should schedule on: nodeclaim/" + scenario.nodeClaims().getFirst().getMetadata().getName());
   }
 }
