@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 
@@ -61,15 +63,17 @@ class ApiServerFaultsIT {
     running.clear();
   }
 
-  @Test
-  void kubeApiServerRestartsDuringAProvisioningBurst(KubernetesClient client, ControlPlane controlPlane) throws InterruptedException {
+  /** kube-apiserver or etcd (every watch drops either way) killed and restarted while six pods are being provisioned. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"kube-apiserver", "etcd"})
+  void restartsDuringAProvisioningBurst(String component, KubernetesClient client, ControlPlane controlPlane) throws InterruptedException {
     begin(client, controlPlane);
     scenario.pool("{consolidateAfter: Never}");
     ControllerProcess controller = controller(client);
     scenario.deployment("burst", 6, "1", true);
     until(() -> !scenario.nodeClaims().isEmpty());
 
-    controlPlane.restart("kube-apiserver", DOWNTIME);
+    controlPlane.restart(component, DOWNTIME);
     restartIfItExited(client, controller);
 
     invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
@@ -78,8 +82,10 @@ class ApiServerFaultsIT {
     assertThat(scenario.emptyNodes()).isEmpty();
   }
 
-  @Test
-  void etcdRestartsDuringAConsolidation(KubernetesClient client, ControlPlane controlPlane) throws InterruptedException {
+  /** kube-apiserver or etcd killed and restarted after consolidation tainted its candidate, before the replacement is up. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"kube-apiserver", "etcd"})
+  void restartsDuringAConsolidation(String component, KubernetesClient client, ControlPlane controlPlane) throws InterruptedException {
     begin(client, controlPlane);
     scenario.consolidationPool();
     ControllerProcess controller = controller(client);
@@ -87,7 +93,7 @@ class ApiServerFaultsIT {
     scenario.shrink();
     until(() -> FaultScenario.tainted(client.nodes().withName(candidate).get()));
 
-    controlPlane.restart("etcd", DOWNTIME);
+    controlPlane.restart(component, DOWNTIME);
     restartIfItExited(client, controller);
 
     until(() -> scenario.emptyNodes().isEmpty() && client.nodes().withName(candidate).get() == null);
