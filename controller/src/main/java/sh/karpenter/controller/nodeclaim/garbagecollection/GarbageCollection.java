@@ -54,7 +54,7 @@ public final class GarbageCollection {
   private static final Logger LOG = LoggerFactory.getLogger(GarbageCollection.class);
 
   public static final String NAME = "nodeclaim.garbagecollection";
-  /** Upstream's period (docs/behaviour/options.md); {@code Options.garbageCollectionPeriod} sets this loop's. */
+  /** Upstream's period, the default of {@code Options.garbageCollectionPeriod} (docs/behaviour/options.md). */
   public static final Duration PERIOD = Duration.ofMinutes(2);
   /** {@code karpenter_nodeclaims_disrupted_total} reason. */
   public static final String METRIC_REASON = "garbage_collected";

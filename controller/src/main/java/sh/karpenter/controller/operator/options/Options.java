@@ -3,6 +3,7 @@ package sh.karpenter.controller.operator.options;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import sh.karpenter.controller.nodeclaim.garbagecollection.GarbageCollection;
 import sh.karpenter.core.disruption.DisruptionOptions;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 import sh.karpenter.core.topology.DefaultConstraints;
@@ -88,9 +89,6 @@ public record Options(
     }
   }
 
-  /** Upstream's period of the NodeClaim garbage collection loop. */
-  public static final Duration DEFAULT_GARBAGE_COLLECTION_PERIOD = Duration.ofMinutes(2);
-
   public static Options defaults() {
     return new Options(
         Duration.ofSeconds(1),
@@ -108,7 +106,7 @@ public record Options(
         DisruptionOptions.DEFAULT_PAYBACK_HORIZON,
         DEFAULT_FEATURE_GATES,
         1000,
-        DEFAULT_GARBAGE_COLLECTION_PERIOD);
+        GarbageCollection.PERIOD);
   }
 
   /** How long a pod stays nominated to a node or NodeClaim: max(2 × batchMaxDuration, 10 s). */
