@@ -85,11 +85,13 @@ public final class ClusterState {
 
   /** A NodeClaim this process created, when, and the resource version the create returned (-1: not an integer). */
   private record Created(NodeClaim claim, Instant at, long resourceVersion, AtomicBoolean lagLogged) {
-    /** True once the informer cannot deliver it any more: it read past its creation, or the wait ran out. */
-    boolean gone(long informerVersion, Instant now) {
-      if (resourceVersion >= 0 && informerVersion >= resourceVersion) {
-        return true;
-      }
+    /** The informer read past the creation: it has the NodeClaim, or it was deleted since. */
+    boolean readPast(long informerVersion) {
+      return resourceVersion >= 0 && informerVersion >= resourceVersion;
+    }
+
+    /** Waited for longer than an informer can lag ({@link #CREATED_GRACE} when versions cannot be compared). */
+    boolean waitedOut(long informerVersion, Instant now) {
       return !now.isBefore(at.plus(resourceVersion >= 0 && informerVersion >= 0 ? CREATED_LIMIT : CREATED_GRACE));
     }
   }
@@ -608,15 +610,13 @@ public final class ClusterState {
       Set<String> names = new HashSet<>();
       claims.forEach(c -> names.add(c.getMetadata().getName()));
       created.forEach((name, entry) -> {
-        if (names.contains(name)) {
+        if (names.contains(name) || entry.readPast(informerVersion)) {
           created.remove(name, entry);
-        } else if (entry.gone(informerVersion, now)) {
+        } else if (entry.waitedOut(informerVersion, now)) {
           created.remove(name, entry);
-          if (informerVersion < entry.resourceVersion()) {
-            LOG.warn("NodeClaim {} was created {} ago and the NodeClaim informer has not delivered it (it read up to resource "
-                + "version {}, the create returned {}); no longer counting it", name, Duration.between(entry.at(), now),
-                informerVersion, entry.resourceVersion());
-          }
+          LOG.warn("NodeClaim {} was created {} ago and the NodeClaim informer has not delivered it (it read up to resource "
+              + "version {}, the create returned {}); no longer counting it", name, Duration.between(entry.at(), now),
+              informerVersion, entry.resourceVersion());
         } else {
           if (!now.isBefore(entry.at().plus(CREATED_GRACE)) && entry.lagLogged().compareAndSet(false, true)) {
             LOG.info("NodeClaim {} was created {} ago and the NodeClaim informer has not delivered it yet (it read up to resource "
@@ -632,15 +632,12 @@ public final class ClusterState {
 
   /** A resource version as an integer, or -1 when absent or not one (the API calls them opaque; etcd's are integers). */
   static long resourceVersion(String version) {
-    if (version == null || version.isEmpty() || version.length() > 18) {
+    try {
+      long value = Long.parseLong(version);
+      return value >= 0 ? value : -1;
+    } catch (NumberFormatException e) { // null included
       return -1;
     }
-    for (int i = 0; i < version.length(); i++) {
-      if (version.charAt(i) < '0' || version.charAt(i) > '9') {
-        return -1;
-      }
-    }
-    return Long.parseLong(version);
   }
 
   // ---------------------------------------------------------------- pod acknowledgements
