@@ -40,6 +40,7 @@ public final class CloudProviderGate implements CloudProvider {
 
   /** Holds the {@code n}-th launch (1-based) and every later one until {@link #kill} or {@link #release}. */
   public CloudProviderGate holdLaunchesFrom(int n) {
+    this.holdAnswers = false;
     this.holdFrom = n;
     return this;
   }
@@ -112,13 +113,13 @@ public final class CloudProviderGate implements CloudProvider {
     alive();
     int attempt = launchAttempts.incrementAndGet();
     boolean hold = attempt >= holdFrom;
-    boolean answersHeld = holdAnswers;
-    if (hold && !answersHeld) {
+    boolean afterCloud = holdAnswers;
+    if (hold && !afterCloud) {
       awaitRelease();
     }
     Instance instance = cloud.create(request);
     launches.incrementAndGet();
-    if (hold && answersHeld) {
+    if (hold && afterCloud) {
       awaitRelease();
     }
     return instance;

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -53,6 +54,8 @@ import javax.net.ssl.SSLContext;
  * list from a resourceVersion that is too old), so a test can show a re-watch had to re-list.
  */
 public final class FaultProxy implements AutoCloseable {
+  /** The request timeout of the clients this proxy hands out. */
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Set<String> MUTATING = Set.of("POST", "PUT", "PATCH", "DELETE");
   private static final Duration POLL = Duration.ofMillis(50);
   private static final int MAX_HEAD = 64 * 1024;
@@ -74,7 +77,8 @@ public final class FaultProxy implements AutoCloseable {
   private volatile boolean partitioned;
   private volatile boolean closed;
   private volatile String loseAnswersTo;
-  private volatile Duration loseAnswersHold = Duration.ZERO;
+  private volatile BooleanSupplier loseAnswersDropWhen = () -> true;
+  private final AtomicLong answersDroppedWhenReady = new AtomicLong();
   private final AtomicLong answersToLose = new AtomicLong();
   private final AtomicLong postsToLosePath = new AtomicLong();
 
@@ -102,7 +106,7 @@ public final class FaultProxy implements AutoCloseable {
     Config config = new ConfigBuilder(Config.empty())
         .withMasterUrl("http://127.0.0.1:" + server.getLocalPort())
         .withNamespace(upstream.getNamespace())
-        .withRequestTimeout(10_000)
+        .withRequestTimeout((int) REQUEST_TIMEOUT.toMillis())
         .withConnectionTimeout(5_000)
         .withHttp2Disable(true)
         .build();
@@ -132,22 +136,21 @@ public final class FaultProxy implements AutoCloseable {
 
   /**
    * The next {@code count} {@code POST}s whose path contains {@code pathPart} reach the API server,
-   * which carries them out, but the controller's connection is closed before it gets the answer.
+   * which carries them out, but the controller never gets the answer: its connection stays open until
+   * {@code dropWhen} holds (polled; at most the client's 10 s request timeout), then is closed, as a
+   * connection reset after the write is. The controller's retry thus comes after whatever the answer
+   * set off meanwhile (a NodeClaim launched, say).
    */
-  public FaultProxy loseAnswers(String pathPart, int count) {
-    return loseAnswers(pathPart, count, Duration.ZERO);
-  }
-
-  /**
-   * As {@link #loseAnswers(String, int)}, the controller's connection staying open for {@code hold}
-   * after the API server answered before it is closed: the controller's retry then comes after
-   * whatever the API server's answer set off meanwhile (a NodeClaim launched, say).
-   */
-  public FaultProxy loseAnswers(String pathPart, int count, Duration hold) {
+  public FaultProxy loseAnswers(String pathPart, int count, BooleanSupplier dropWhen) {
     loseAnswersTo = pathPart;
-    loseAnswersHold = hold;
+    loseAnswersDropWhen = dropWhen;
     answersToLose.set(count);
     return this;
+  }
+
+  /** Lost answers whose connection was dropped once {@code dropWhen} held (not on the time limit). */
+  public long answersDroppedWhenReady() {
+    return answersDroppedWhenReady.get();
   }
 
   /** {@code POST}s to the {@link #loseAnswers} path so far, the ones whose answer was lost included. */
@@ -252,7 +255,7 @@ public final class FaultProxy implements AutoCloseable {
         }
         if (postToLosePath && answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
           forwardAndDropAnswer(head, body);
-          Thread.sleep(loseAnswersHold);
+          awaitDrop(loseAnswersDropWhen);
           return;
         }
         toApi.write(head);
@@ -269,6 +272,18 @@ public final class FaultProxy implements AutoCloseable {
         sockets.remove(api);
         closeQuietly(api);
       }
+    }
+  }
+
+  /** Waits until {@code dropWhen} holds or {@link #REQUEST_TIMEOUT} (after which the client gives up by itself) passes. */
+  private void awaitDrop(BooleanSupplier dropWhen) throws InterruptedException {
+    long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (dropWhen.getAsBoolean()) {
+        answersDroppedWhenReady.incrementAndGet();
+        return;
+      }
+      Thread.sleep(POLL);
     }
   }
 

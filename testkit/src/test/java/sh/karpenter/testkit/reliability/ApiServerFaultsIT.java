@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import sh.karpenter.api.v1.ConditionTypes;
+import sh.karpenter.api.v1.Conditions;
 import sh.karpenter.testkit.controlplane.ControlPlane;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 
@@ -123,14 +125,16 @@ class ApiServerFaultsIT {
     scenario.pool("{consolidateAfter: Never}");
     ControllerProcess controller = controller(client);
     // The API server creates the NodeClaim, the controller's connection drops before the answer: the
-    // client retries the POST. The drop comes 8 s after the answer, by when the NodeClaim has been
-    // launched and labelled with its instance's type and zone: the retry must still recognise it
-    // (requiring equal labels made a second NodeClaim on a loaded CI machine).
-    controller.proxy.loseAnswers("/nodeclaims", 1, Duration.ofSeconds(8));
+    // client retries the POST. The drop waits until the NodeClaim has been launched, and so labelled
+    // with its instance's type and zone: the retry must still recognise it (requiring equal labels
+    // made a second NodeClaim on a loaded CI machine).
+    controller.proxy.loseAnswers("/nodeclaims", 1, () -> scenario.nodeClaims().stream()
+        .anyMatch(c -> c.getStatus() != null && Conditions.isTrue(c.getStatus().getConditions(), ConditionTypes.LAUNCHED)));
     scenario.deployment("lost", 1, "1", true);
 
     // The provisioning pass is over once it nominated the pod: to the NodeClaim it ended up with.
     until(() -> controller.events.events().stream().anyMatch(e -> "Nominated".equals(e.reason())));
+    assertThat(controller.proxy.answersDroppedWhenReady()).as("the answer was dropped after the launch").isEqualTo(1);
     assertThat(controller.proxy.postsToLosePath()).as("the lost create was retried").isGreaterThanOrEqualTo(2);
     invariants.awaitSettled(TIMEOUT, List.of(client.getNamespace()));
     assertThat(invariants.nodeClaimsSeen()).isEqualTo(1);
