@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
 import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
+import sh.karpenter.controller.runtime.writes.OptimisticWrites;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.wellknown.Labels;
 import sh.karpenter.core.wellknown.TaintKeys;
@@ -104,10 +105,11 @@ final class FaultScenario implements AutoCloseable {
    * consolidation replaces the large node (replacement first, then the candidate's drain).
    */
   void shrink() {
-    client.resources(NodePool.class).withName("default").edit(pool -> {
+    // The edit writes at the version it read; the controller's status writes in between are a 409: read again.
+    OptimisticWrites.retryOnConflict(() -> client.resources(NodePool.class).withName("default").edit(pool -> {
       pool.getSpec().getTemplate().getSpec().getRequirements().removeIf(r -> r.getKey().equals(Labels.INSTANCE_TYPE));
       return pool;
-    });
+    }));
     client.apps().deployments().withName("web").scale(1);
   }
 
