@@ -105,12 +105,18 @@ final class SchedulingPass {
 
     List<ExistingNode> existing = new ArrayList<>(input.nodes());
     existing.sort(Comparator.comparing((ExistingNode n) -> !n.initialized()).thenComparing(ExistingNode::name));
-    Set<String> topologyKeys = new HashSet<>();
-    this.topology = buildTopology(existing, topologyKeys);
-    this.claims = new InFlightNodeClaims(topologyKeys);
+    // What each node offers before the pass: kept by the cache across passes (a disruption decision
+    // simulates hundreds over the same nodes), and its labels as requirements serve the topology too.
+    List<NodeSlot.Basis> bases = new ArrayList<>(existing.size());
     for (ExistingNode node : existing) {
-      NodeSlot.Basis basis = cache == null ? NodeSlot.Basis.of(node, prepared.daemons, prepared.dimensions) : cache.node(node, prepared);
-      nodes.add(new NodeSlot(node, basis, topology, volumes, instanceTypeVolumeLimits(node)));
+      bases.add(cache == null ? NodeSlot.Basis.of(node, prepared.daemons, prepared.dimensions) : cache.node(node, prepared));
+    }
+    Set<String> topologyKeys = new HashSet<>();
+    this.topology = buildTopology(existing, bases, topologyKeys);
+    this.claims = new InFlightNodeClaims(topologyKeys);
+    for (int i = 0; i < existing.size(); i++) {
+      ExistingNode node = existing.get(i);
+      nodes.add(new NodeSlot(node, bases.get(i), topology, volumes, instanceTypeVolumeLimits(node)));
     }
     this.reasons = new UnschedulableReasons(nodes, templates, volumes);
     this.zonePinning = new ZonePinning(topology, pods, placed);
@@ -165,8 +171,11 @@ final class SchedulingPass {
     return false;
   }
 
-  /** The pass's topology; {@code keys} receives its topology keys other than the hostname. */
-  private Topology buildTopology(List<ExistingNode> existing, Set<String> keys) {
+  /**
+   * The pass's topology; {@code keys} receives its topology keys other than the hostname. {@code
+   * bases} are the nodes' bases, in {@code existing}'s order.
+   */
+  private Topology buildTopology(List<ExistingNode> existing, List<NodeSlot.Basis> bases, Set<String> keys) {
     Set<String> namespaces = new HashSet<>();
     Set<String> pendingUids = new HashSet<>();
     for (SchedulingPod pod : pods) {
@@ -205,8 +214,9 @@ final class SchedulingPass {
       domains.addNode(node.labels(), node.taints());
     }
     Topology result = new Topology(domains, input.namespaceLabels(), namespaces, allowUndefined, pendingUids);
-    for (ExistingNode node : existing) {
-      result.addNode(node.name(), node.labels(), node.taints(), node.pods());
+    for (int i = 0; i < existing.size(); i++) {
+      ExistingNode node = existing.get(i);
+      result.addNode(node.name(), node.labels(), bases.get(i).requirements(), node.taints(), node.pods());
     }
     for (SchedulingPod pod : pods) {
       result.update(pod.pod, pod.topologyConstraints());

@@ -101,9 +101,10 @@ public final class Topology {
    * NewExistingNode} registers it; otherwise hostname anti-affinity could never use an empty node),
    * and the pods bound to it count towards every group that selects them, their required
    * anti-affinity terms keeping the pods they select out of the node's domains.
+   *
+   * @param node the node's {@link #nodeRequirements}, frozen (the scheduler keeps them across passes)
    */
-  public void addNode(String nodeName, Map<String, String> labels, List<Taint> taints, List<Pod> pods) {
-    Requirements node = nodeRequirements(nodeName, labels);
+  public void addNode(String nodeName, Map<String, String> labels, Requirements node, List<Taint> taints, List<Pod> pods) {
     for (Pod pod : pods) {
       if (pod.terminating() || excludedPods.contains(pod.uid())) {
         continue;
