@@ -369,8 +369,8 @@ final class RepackConsolidation {
       double candidatePrice = Candidate.totalPrice(drain);
       boolean anySpot = drain.stream().anyMatch(c -> Labels.CAPACITY_TYPE_SPOT.equals(c.capacityType()));
       double[] cheapest = new double[outcome.replacements().size()];
-      // Per replacement, each option's worst launch price, in instanceTypeOptions() order: computed
-      // once here and reused below (a replacement has up to 600 options).
+      // Per replacement, each option's worst launch price, in instanceTypeOptions() order: computed at
+      // most once, and only where it matters, here and below (a replacement has up to 600 options).
       double[][] worstPrices = new double[cheapest.length][];
       double cheapestTotal = 0;
       for (int i = 0; i < cheapest.length; i++) {
@@ -383,8 +383,13 @@ final class RepackConsolidation {
         worstPrices[i] = new double[options.size()];
         cheapest[i] = Double.MAX_VALUE;
         for (int t = 0; t < options.size(); t++) {
-          worstPrices[i][t] = InstanceTypes.worstLaunchPrice(options.get(t).offerings(), planned.requirements());
-          cheapest[i] = Math.min(cheapest[i], worstPrices[i][t]);
+          // An option whose cheapest offering is not below the least worst price so far cannot lower
+          // it: its worst price is left unknown (NaN) until the filter below needs it.
+          InstanceType option = options.get(t);
+          worstPrices[i][t] = option.cheapestLaunchablePrice() >= cheapest[i] ? Double.NaN : InstanceTypes.worstLaunchPrice(option.offerings(), planned.requirements());
+          if (worstPrices[i][t] < cheapest[i]) {
+            cheapest[i] = worstPrices[i][t];
+          }
         }
         cheapestTotal += cheapest[i];
       }
@@ -398,6 +403,13 @@ final class RepackConsolidation {
         PlannedNodeClaim planned = outcome.replacements().get(i);
         Requirements requirements = planned.requirements();
         double maxPrice = cheapest[i] + slack / (2.0 * cheapest.length);
+        List<InstanceType> options = planned.instanceTypeOptions();
+        for (int t = 0; t < options.size(); t++) {
+          if (Double.isNaN(worstPrices[i][t])) {
+            InstanceType option = options.get(t);
+            worstPrices[i][t] = option.cheapestLaunchablePrice() >= maxPrice ? Double.MAX_VALUE : InstanceTypes.worstLaunchPrice(option.offerings(), requirements);
+          }
+        }
         Consolidation.Filtered kept = Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, maxPrice);
         if (kept.error() != null || kept.types().isEmpty()) {
           return null;

@@ -23,6 +23,8 @@ public final class InstanceType {
   private final Map<String, Integer> volumeAttachmentLimits;
   /** Every offering is described by zone and capacity type alone, so compatibility is two lookups. */
   private final boolean zoneAndCapacityTypeOnly;
+  /** The lowest price of a launchable offering; {@link Double#MAX_VALUE} when none is launchable. */
+  private final double cheapestLaunchablePrice;
 
   /** A type without known CSI volume attachment limits. */
   public InstanceType(
@@ -57,10 +59,15 @@ public final class InstanceType {
     this.overhead = overhead == null ? Overhead.NONE : overhead;
     this.allocatable = capacity.minus(this.overhead.total()).floorZero();
     boolean simple = true;
+    double cheapest = Double.MAX_VALUE;
     for (Offering o : this.offerings) {
       simple &= o.isZoneAndCapacityTypeOnly();
+      if (o.launchable()) {
+        cheapest = Math.min(cheapest, o.price());
+      }
     }
     this.zoneAndCapacityTypeOnly = simple;
+    this.cheapestLaunchablePrice = cheapest;
   }
 
   public String name() {
@@ -74,6 +81,15 @@ public final class InstanceType {
 
   public List<Offering> offerings() {
     return offerings;
+  }
+
+  /**
+   * The lowest price of a launchable offering, whatever its zone or capacity type ({@link
+   * Double#MAX_VALUE} when none is launchable): no launch price of the type under any requirements,
+   * {@link InstanceTypes#worstLaunchPrice} included, is lower.
+   */
+  public double cheapestLaunchablePrice() {
+    return cheapestLaunchablePrice;
   }
 
   public Resources capacity() {
