@@ -2,8 +2,12 @@ package sh.karpenter.core.instancetype;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import sh.karpenter.core.requirements.Operator;
 import sh.karpenter.core.requirements.Requirement;
 import sh.karpenter.core.requirements.Requirements;
@@ -50,6 +54,38 @@ class InstanceTypeTest {
     assertThat(SMALL.cheapestOffering(notZone2).capacityType()).isEqualTo("on-demand");
     // an offering's own labels never count as undefined
     assertThat(SMALL.cheapestOffering(Requirements.of(Requirement.in("unrelated", "x")))).isNotNull();
+  }
+
+  @Test
+  void cheapestLaunchablePriceIsTheLeastLaunchableOffering() {
+    assertThat(SMALL.cheapestLaunchablePrice()).isEqualTo(0.4); // not zone-3's 0.2: unavailable
+    InstanceType none = new InstanceType("none", new Requirements(), List.of(Offering.of("zone-1", "spot", 0.1, false)), SMALL.capacity(), null);
+    assertThat(none.cheapestLaunchablePrice()).isEqualTo(Double.MAX_VALUE);
+  }
+
+  /** Consolidation skips a type whose cheapest launchable offering is at the cap: no launch price of it is lower. */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+  void noWorstLaunchPriceIsBelowTheCheapestLaunchablePrice(long seed) {
+    Random random = new Random(seed);
+    List<String> zones = List.of("zone-1", "zone-2", "zone-3");
+    List<String> capacityTypes = List.of(Labels.CAPACITY_TYPE_ON_DEMAND, Labels.CAPACITY_TYPE_SPOT);
+    for (int round = 0; round < 200; round++) {
+      List<Offering> offerings = new ArrayList<>();
+      for (int i = random.nextInt(7); i > 0; i--) {
+        offerings.add(Offering.of(zones.get(random.nextInt(3)), capacityTypes.get(random.nextInt(2)), 0.01 * random.nextInt(50), random.nextInt(4) > 0));
+      }
+      InstanceType type = new InstanceType("t", new Requirements(), offerings, SMALL.capacity(), null);
+      Requirements reqs = new Requirements();
+      if (random.nextBoolean()) {
+        reqs.add(Requirement.in(Labels.ZONE, zones.get(random.nextInt(3))));
+      }
+      if (random.nextBoolean()) {
+        reqs.add(Requirement.in(Labels.CAPACITY_TYPE, capacityTypes.get(random.nextInt(2))));
+      }
+      double worst = InstanceTypes.worstLaunchPrice(type.offerings(), reqs);
+      assertThat(worst).as("seed %d round %d: %s under %s", seed, round, offerings, reqs).isGreaterThanOrEqualTo(type.cheapestLaunchablePrice());
+    }
   }
 
   @Test
