@@ -123,8 +123,8 @@ public final class ConsolidationDecisions {
       run(new Cluster(template, 60, SEED + 1, options(repack, horizon)), 20, timeLimitNanos, null);
     }
     System.out.println(
-        "| nodes | methods | phase | pods | loops | decision s (first / median / max) | CPU s (median / max) | commands (multi/single/empty/repack) | nodes disrupted / launched | pods evicted | savings $/h | cost $/h before -> after | lower bound $/h | after / bound | violations |");
-    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        "| nodes | methods | phase | pods | loops | decision s (first / median / max) | CPU s (median / max) | commands (multi/single/empty/repack) | nodes disrupted / launched | pods evicted | savings $/h | cost $/h before -> after | lower bound $/h | after / bound | violations | bound keeping blocked nodes $/h | after / that bound |");
+    System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (int size : sizes) {
       for (boolean repack : repackRuns) {
         Cluster cluster = new Cluster(template, size, SEED, options(repack, horizon));
@@ -149,6 +149,7 @@ public final class ConsolidationDecisions {
     int pods = cluster.allPods().size();
     double before = cluster.cost();
     LowerBound bound = SchedulingLowerBound.of(BenchmarkClusters.onDemandLinux(cluster.template.templates().getFirst().instanceTypes(), cluster.allPods()), cluster.allPods());
+    double boundKeepingBlocked = cluster.boundKeepingBlockedNodes();
     List<Long> wall = new ArrayList<>();
     List<Long> cpu = new ArrayList<>();
     Map<Method, Integer> commands = new HashMap<>();
@@ -223,11 +224,11 @@ public final class ConsolidationDecisions {
     double after = cluster.cost();
     System.out.printf(
         Locale.ROOT,
-        "%s %,d | %d | %.2f / %.2f / %.2f | %.2f / %.2f | %d (%d/%d/%d/%d) | %d / %d | %,d | %.2f | %.2f -> %.2f | %.2f | %.3f | %d |%n",
+        "%s %,d | %d | %.2f / %.2f / %.2f | %.2f / %.2f | %d (%d/%d/%d/%d) | %d / %d | %,d | %.2f | %.2f -> %.2f | %.2f | %.3f | %d | %.2f | %.3f |%n",
         label,
         pods,
         wall.size(),
-        wall.getFirst() / 1e9,
+        (wall.isEmpty() ? 0 : wall.getFirst()) / 1e9,
         median(wall) / 1e9,
         max(wall) / 1e9,
         median(cpu) / 1e9,
@@ -245,7 +246,9 @@ public final class ConsolidationDecisions {
         after,
         bound.perHour(),
         after / bound.perHour(),
-        violations);
+        violations,
+        boundKeepingBlocked,
+        after / boundKeepingBlocked);
   }
 
   /**
@@ -288,6 +291,9 @@ public final class ConsolidationDecisions {
   }
 
   private static long median(List<Long> values) {
+    if (values.isEmpty()) {
+      return 0;
+    }
     List<Long> sorted = new ArrayList<>(values);
     sorted.sort(null);
     return sorted.get(sorted.size() / 2);
@@ -346,6 +352,30 @@ public final class ConsolidationDecisions {
     private final DisruptionOptions options;
     private final Map<String, InstanceType> types = new HashMap<>();
     private int nextNode;
+
+    /**
+     * A lower bound on the cost of any cluster that consolidation can reach from this one: the nodes
+     * no voluntary disruption may remove (holding a pod a PDB protects, or annotated do-not-disrupt)
+     * stay with their pods, at their price, and the LP bound prices the other pods over new nodes and
+     * the free room of those kept nodes (at no cost). Every move keeps those nodes and never moves
+     * their pods, so no converged cost can be lower; the plain bound ignores them.
+     */
+    double boundKeepingBlockedNodes() {
+      List<ExistingNode> kept = new ArrayList<>();
+      List<Pod> free = new ArrayList<>();
+      double keptCost = 0;
+      for (Node node : nodes) {
+        if ((node.pdbBlocked && !node.pods.isEmpty()) || node.doNotDisrupt) {
+          kept.add(node.existing());
+          keptCost += node.offering.price();
+        } else {
+          node.pods.forEach(p -> free.add(p.toBuilder().nodeName(null).build()));
+        }
+      }
+      SchedulingInput base = BenchmarkClusters.onDemandLinux(template.templates().getFirst().instanceTypes(), free);
+      SchedulingInput input = new SchedulingInput(base.templates(), kept, free, base.daemonSetPods(), base.volumes(), base.options());
+      return keptCost + SchedulingLowerBound.of(input, free).perHour();
+    }
 
     Cluster(SchedulingInput template, int size, long seed, DisruptionOptions options) {
       this.template = template;
