@@ -56,7 +56,9 @@ import sh.karpenter.core.wellknown.Labels;
  * them, replacements come up as their cheapest instance type. Loops run until a decision finds nothing
  * or the loop or time limit is reached. Printed per cluster: the decision time per loop (first, median,
  * max), the commands by method, nodes removed and launched, savings per hour, and the cluster's hourly
- * cost before and after next to the proven lower bound for the same pods ({@link SchedulingLowerBound}).
+ * cost before and after next to the proven lower bound for the same pods ({@link SchedulingLowerBound}),
+ * and next to a second proven bound that keeps the nodes no move may remove at their price ({@link
+ * Cluster#boundKeepingBlockedNodes}), computed at the start of each phase.
  *
  * <p>With {@code --repack} the decisions also run this project's repack consolidation
  * (docs/behaviour/disruption.md#repack-consolidation) after upstream's methods; {@code --compare}
@@ -71,7 +73,7 @@ import sh.karpenter.core.wellknown.Labels;
  * <pre>
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar sh.karpenter.benchmarks.ConsolidationDecisions [options]
  *   --nodes N[,N..]     cluster sizes (default 100,1000,5000)
- *   --max-loops N       loops per cluster at most (default 100)
+ *   --max-loops N       loops per cluster at most (default 100; 0 prints the bounds alone)
  *   --time-limit S      seconds per cluster at most, counted in decisions (default 240)
  *   --repack            repack consolidation on (after upstream's methods)
  *   --compare           each cluster twice: upstream's methods alone, then with repack
