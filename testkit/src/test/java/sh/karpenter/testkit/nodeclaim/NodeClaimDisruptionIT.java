@@ -162,6 +162,10 @@ class NodeClaimDisruptionIT {
     Result restarted = disruption.reconcile("default-idle");
     assertThat(consolidatable(kwok.get("default-idle"))).isFalse();
     assertThat(restarted.requeueAfter()).isBetween(Duration.ofMinutes(2), Duration.ofMinutes(3));
+    // The next reconcile judges the cached copy: until the cache has the cleared condition, it still
+    // reads Consolidatable True and, seeing nothing to change, writes nothing (the controller's next
+    // reconcile, on the informer's update event, would). CI hit that once under load.
+    kwok.awaitCached("default-idle", cached -> !consolidatable(cached));
 
     kwok.clock.step(Duration.ofMinutes(3));
     disruption.reconcile("default-idle");
