@@ -1,8 +1,6 @@
 package sh.karpenter.cli;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.Supplier;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import sh.karpenter.cli.convert.ConvertCommand;
@@ -15,7 +13,7 @@ import sh.karpenter.cli.convert.ConvertCommand;
     description = "Just-in-time node autoscaler for Kubernetes (a Java implementation of Karpenter).")
 public final class Main implements Runnable {
   /** The subcommands, in the order help lists them. */
-  private static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+  private static final List<String> SUBCOMMANDS = List.of("version", "plan", "controller", "convert", "disruption", "help");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -23,15 +21,20 @@ public final class Main implements Runnable {
     System.exit(commandLine(args).execute(args));
   }
 
-  private static Map<String, Supplier<Object>> subcommands() {
-    Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
-    commands.put("version", VersionCommand::new);
-    commands.put("plan", PlanCommand::new);
-    commands.put("controller", ControllerCommand::new);
-    commands.put("convert", ConvertCommand::new);
-    commands.put("disruption", DisruptionCommand::new);
-    commands.put("help", CommandLine.HelpCommand::new);
-    return commands;
+  /**
+   * A new instance of the subcommand. (Not a static map of constructor references: the JDK 25 JVM
+   * crashed assembling the start-up cache of a build that kept one in this class's static state.)
+   */
+  private static Object subcommand(String name) {
+    return switch (name) {
+      case "version" -> new VersionCommand();
+      case "plan" -> new PlanCommand();
+      case "controller" -> new ControllerCommand();
+      case "convert" -> new ConvertCommand();
+      case "disruption" -> new DisruptionCommand();
+      case "help" -> new CommandLine.HelpCommand();
+      default -> throw new IllegalArgumentException("no subcommand " + name);
+    };
   }
 
   /**
@@ -52,13 +55,12 @@ public final class Main implements Runnable {
   static CommandLine commandLine(String[] args) {
     CommandLine commandLine = new CommandLine(new Main());
     String first = args.length == 0 ? null : args[0];
-    boolean one = first != null && SUBCOMMANDS.containsKey(first) && !first.equals("help");
-    SUBCOMMANDS.forEach(
-        (name, command) -> {
-          if (!one || name.equals(first)) {
-            commandLine.addSubcommand(name, command.get());
-          }
-        });
+    boolean one = first != null && SUBCOMMANDS.contains(first) && !first.equals("help");
+    for (String name : SUBCOMMANDS) {
+      if (!one || name.equals(first)) {
+        commandLine.addSubcommand(name, subcommand(name));
+      }
+    }
     // Set after the subcommands are added: picocli applies a setting to the commands registered so far.
     return commandLine
         .setCaseInsensitiveEnumValuesAllowed(true)
