@@ -181,10 +181,7 @@ final class Consolidation {
   static Filtered cheaperThan(List<InstanceType> types, Requirements requirements, double maxPrice) {
     double[] worst = new double[types.size()];
     for (int t = 0; t < worst.length; t++) {
-      InstanceType type = types.get(t);
-      // A type whose cheapest offering is not below maxPrice is filtered out whatever its worst launch
-      // price (never lower): the offerings of the dearer options are not checked against the requirements.
-      worst[t] = type.cheapestLaunchablePrice() >= maxPrice ? Double.MAX_VALUE : InstanceTypes.worstLaunchPrice(type.offerings(), requirements);
+      worst[t] = InstanceTypes.worstLaunchPriceBelow(types.get(t), requirements, maxPrice);
     }
     return cheaperThan(types, worst, requirements, maxPrice);
   }

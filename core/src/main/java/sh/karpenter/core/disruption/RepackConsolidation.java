@@ -383,13 +383,10 @@ final class RepackConsolidation {
         worstPrices[i] = new double[options.size()];
         cheapest[i] = Double.MAX_VALUE;
         for (int t = 0; t < options.size(); t++) {
-          // An option whose cheapest offering is not below the least worst price so far cannot lower
-          // it: its worst price is left unknown (NaN) until the filter below needs it.
-          InstanceType option = options.get(t);
-          worstPrices[i][t] = option.cheapestLaunchablePrice() >= cheapest[i] ? Double.NaN : InstanceTypes.worstLaunchPrice(option.offerings(), planned.requirements());
-          if (worstPrices[i][t] < cheapest[i]) {
-            cheapest[i] = worstPrices[i][t];
-          }
+          // Only the options that can lower the least worst price so far are priced here; the others
+          // stay at MAX_VALUE until the filter below asks again with its cap.
+          worstPrices[i][t] = InstanceTypes.worstLaunchPriceBelow(options.get(t), planned.requirements(), cheapest[i]);
+          cheapest[i] = Math.min(cheapest[i], worstPrices[i][t]);
         }
         cheapestTotal += cheapest[i];
       }
@@ -405,9 +402,8 @@ final class RepackConsolidation {
         double maxPrice = cheapest[i] + slack / (2.0 * cheapest.length);
         List<InstanceType> options = planned.instanceTypeOptions();
         for (int t = 0; t < options.size(); t++) {
-          if (Double.isNaN(worstPrices[i][t])) {
-            InstanceType option = options.get(t);
-            worstPrices[i][t] = option.cheapestLaunchablePrice() >= maxPrice ? Double.MAX_VALUE : InstanceTypes.worstLaunchPrice(option.offerings(), requirements);
+          if (worstPrices[i][t] == Double.MAX_VALUE) {
+            worstPrices[i][t] = InstanceTypes.worstLaunchPriceBelow(options.get(t), requirements, maxPrice);
           }
         }
         Consolidation.Filtered kept = Consolidation.cheaperThan(planned.instanceTypeOptions(), worstPrices[i], requirements, maxPrice);

@@ -136,6 +136,15 @@ public final class InstanceTypes {
   }
 
   /**
+   * {@link #worstLaunchPrice} of {@code type} when it can be below {@code cap}, else {@link
+   * Double#MAX_VALUE}: a type whose cheapest launchable offering is not below the cap is answered
+   * without checking its offerings against {@code reqs} (its worst launch price is never lower).
+   */
+  public static double worstLaunchPriceBelow(InstanceType type, Requirements reqs, double cap) {
+    return type.cheapestLaunchablePrice() >= cap ? Double.MAX_VALUE : worstLaunchPrice(type.offerings(), reqs);
+  }
+
+  /**
    * Outcome of {@link #satisfiesMinValues}.
    *
    * @param needed how many leading instance types reach every minValues (the list size when they do
