@@ -206,22 +206,12 @@ public final class ConsolidationDecisions {
       Map<String, Integer> types = new TreeMap<>();
       scratch.newNodeClaims().forEach(c -> types.merge(c.cheapestInstanceType().name(), 1, Integer::sum));
       System.out.println("#   scratch types " + types);
-      List<ExistingNode> fixed = new ArrayList<>();
-      List<Pod> free = new ArrayList<>();
-      double fixedCost = 0;
-      for (Node node : cluster.nodes) {
-        if ((node.pdbBlocked && !node.pods.isEmpty()) || node.doNotDisrupt) {
-          fixed.add(node.existing());
-          fixedCost += node.offering.price();
-        } else {
-          node.pods.forEach(p -> free.add(p.toBuilder().nodeName(null).build()));
-        }
-      }
+      Blocked blocked = cluster.blocked();
       SchedulingResult around = new Scheduler(new SchedulingInput(
-          cluster.template.templates(), fixed, free, List.of(), null, cluster.template.options())).solve();
-      double aroundCost = fixedCost + around.newNodeClaims().stream().mapToDouble(c -> c.cheapestOffering().price()).sum();
+          cluster.template.templates(), blocked.nodes(), blocked.freePods(), List.of(), null, cluster.template.options())).solve();
+      double aroundCost = blocked.cost() + around.newNodeClaims().stream().mapToDouble(c -> c.cheapestOffering().price()).sum();
       System.out.printf(Locale.ROOT, "#   provisioning around the %d blocked nodes: %.2f $/h, %.3f of the bound%n",
-          fixed.size(), aroundCost, aroundCost / bound.perHour());
+          blocked.nodes().size(), aroundCost, aroundCost / bound.perHour());
     }
     double after = cluster.cost();
     System.out.printf(
@@ -305,6 +295,9 @@ public final class ConsolidationDecisions {
     return values.stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
+  /** {@link Cluster#blocked}: the blocked nodes as existing nodes, their hourly cost, the pods of the others. */
+  private record Blocked(List<ExistingNode> nodes, double cost, List<Pod> freePods) {}
+
   /** A node of the synthetic cluster: its instance type, offering and bound pods. */
   private static final class Node {
     final String name;
@@ -363,20 +356,27 @@ public final class ConsolidationDecisions {
      * their pods, so no converged cost can be lower; the plain bound ignores them.
      */
     double boundKeepingBlockedNodes() {
+      Blocked blocked = blocked();
+      SchedulingInput base = BenchmarkClusters.onDemandLinux(template.templates().getFirst().instanceTypes(), blocked.freePods());
+      SchedulingInput input =
+          new SchedulingInput(base.templates(), blocked.nodes(), blocked.freePods(), base.daemonSetPods(), base.volumes(), base.options());
+      return blocked.cost() + SchedulingLowerBound.of(input, blocked.freePods()).perHour();
+    }
+
+    /** The nodes no voluntary disruption may remove, what they cost, and the other nodes' pods (unbound). */
+    Blocked blocked() {
       List<ExistingNode> kept = new ArrayList<>();
       List<Pod> free = new ArrayList<>();
-      double keptCost = 0;
+      double cost = 0;
       for (Node node : nodes) {
         if ((node.pdbBlocked && !node.pods.isEmpty()) || node.doNotDisrupt) {
           kept.add(node.existing());
-          keptCost += node.offering.price();
+          cost += node.offering.price();
         } else {
           node.pods.forEach(p -> free.add(p.toBuilder().nodeName(null).build()));
         }
       }
-      SchedulingInput base = BenchmarkClusters.onDemandLinux(template.templates().getFirst().instanceTypes(), free);
-      SchedulingInput input = new SchedulingInput(base.templates(), kept, free, base.daemonSetPods(), base.volumes(), base.options());
-      return keptCost + SchedulingLowerBound.of(input, free).perHour();
+      return new Blocked(kept, cost, free);
     }
 
     Cluster(SchedulingInput template, int size, long seed, DisruptionOptions options) {
