@@ -144,6 +144,11 @@ class DisruptionStatusIT {
       });
     });
 
+    // A spare empty node (seen once in CI: a third NodeClaim a second after the first two) is
+    // consolidated away; the reasons asked about here are those of the two nodes that stay.
+    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() ->
+        assertThat(client.resources(NodeClaim.class).list().getItems()).hasSize(2));
+
     String table = status(controlPlane)[0];
     assertThat(table.lines().filter(l -> l.startsWith(keepNode + " "))).singleElement().asString()
         .contains("whynot", "on-demand", "DoNotDisrupt", namespace + "/keep");
