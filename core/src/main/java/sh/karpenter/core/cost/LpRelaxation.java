@@ -19,6 +19,7 @@ import org.ojalgo.optimisation.ExpressionsBasedModel;
 import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
 import org.ojalgo.optimisation.linear.LinearSolver;
+import sh.karpenter.core.lp.BoundedSimplex;
 import sh.karpenter.core.lp.LinearModels;
 import sh.karpenter.core.resources.Resources;
 
@@ -872,6 +873,12 @@ final class LpRelaxation {
   /** Column-generation rounds at most; the best certified value over all rounds is the result. */
   private static final int ROUNDS = 12;
 
+  /**
+   * Largest restricted primal (rows x (columns + rows)) solved by {@link BoundedSimplex}'s dense
+   * tableau, 32 MB of doubles; larger ones go to ojAlgo.
+   */
+  private static final long MAX_TABLEAU_ENTRIES = 4_000_000L;
+
   /** Relative shortfall of the multipliers' dual value below the primal optimum that is accepted. */
   private static final double MULTIPLIER_TOLERANCE = 1e-6;
 
@@ -1148,12 +1155,165 @@ final class LpRelaxation {
      * solution of the restricted dual. Null when ojAlgo finds no optimum.
      */
     private Prices solveRound(double[][] cuts) {
+      Prices own = solveRestrictedPrimalBySimplex(cuts);
+      if (own != null) {
+        return own;
+      }
       Optimisation.Result[] primal = new Optimisation.Result[1];
       Prices prices = solveRestrictedPrimal(cuts, primal);
       if (prices != null && restrictedDualValue(prices, cuts) >= primal[0].getValue() * (1 - MULTIPLIER_TOLERANCE)) {
         return prices;
       }
       return primal[0] == null || primal[0].getState().isOptimal() ? solveRestrictedDual(cuts) : null;
+    }
+
+    /**
+     * The restricted primal solved by {@link BoundedSimplex}, which needs a program whose origin is
+     * feasible: each class row {@code sum_k y_ck >= 1} becomes {@code sum_k y_ck <= 1} with a reward
+     * M per unit routed, M far above what routing a whole class can cost, so that every optimum routes
+     * every class. The capacity and cut rows' multipliers are then w and zeta, as with ojAlgo. Null
+     * (the round falls back to ojAlgo) when the tableau would be large, the solve is not optimal, a
+     * class is left partly unrouted at the largest M tried, or the multipliers do not reproduce the
+     * optimum; the bound does not depend on any of this, since every round is certified.
+     */
+    private Prices solveRestrictedPrimalBySimplex(double[][] cuts) {
+      int[] column = new int[kept.size()];
+      int[][] pairColumn = new int[classes.size()][kept.size()];
+      int columns = 0;
+      int rows = classes.size();
+      int[][] capacityRow = new int[kept.size()][dims.length];
+      int[][] cutRow = new int[classes.size()][kept.size()];
+      for (int k = 0; k < kept.size(); k++) {
+        Arrays.fill(capacityRow[k], -1);
+        if (!modelled[k]) {
+          column[k] = -1;
+          continue;
+        }
+        column[k] = columns++;
+        for (int i = 0; i < dims.length; i++) {
+          if (kept.get(k).allocatable[i] > 0) {
+            capacityRow[k][i] = rows++;
+          }
+        }
+      }
+      for (int c = 0; c < classes.size(); c++) {
+        for (int k = 0; k < kept.size(); k++) {
+          pairColumn[c][k] = inModel[c][k] ? columns++ : -1;
+          cutRow[c][k] = inModel[c][k] && cuts[c][k] > 0 ? rows++ : -1;
+        }
+      }
+      if ((long) rows * (columns + rows) > MAX_TABLEAU_ENTRIES) {
+        return null;
+      }
+      double[][] a = new double[rows][columns];
+      double[] b = new double[rows];
+      double[] upper = new double[columns];
+      Arrays.fill(upper, Double.POSITIVE_INFINITY);
+      double[] price = new double[columns];
+      double reward = 0;
+      for (int c = 0; c < classes.size(); c++) {
+        b[c] = 1;
+        double[] demand = classes.get(c).demand();
+        double dearest = 0;
+        for (int k = 0; k < kept.size(); k++) {
+          if (pairColumn[c][k] < 0) {
+            continue;
+          }
+          Kept o = kept.get(k);
+          int y = pairColumn[c][k];
+          a[c][y] = 1;
+          double nodes = cuts[c][k] > 0 ? 1 / cuts[c][k] : 0;
+          for (int i = 0; i < dims.length; i++) {
+            if (demand[i] > 0 && capacityRow[k][i] >= 0) {
+              a[capacityRow[k][i]][y] = demand[i];
+              nodes = Math.max(nodes, demand[i] / o.allocatable[i]);
+            }
+          }
+          if (cutRow[c][k] >= 0) {
+            a[cutRow[c][k]][y] = 1;
+            a[cutRow[c][k]][column[k]] = -cuts[c][k];
+          }
+          dearest = Math.max(dearest, nodes * o.price());
+        }
+        reward += dearest;
+      }
+      for (int k = 0; k < kept.size(); k++) {
+        if (column[k] < 0) {
+          continue;
+        }
+        Kept o = kept.get(k);
+        price[column[k]] = o.price();
+        if (o.offering.bounded()) {
+          upper[column[k]] = o.offering.maxCount();
+        }
+        for (int i = 0; i < dims.length; i++) {
+          if (capacityRow[k][i] >= 0) {
+            a[capacityRow[k][i]][column[k]] = -o.allocatable[i];
+          }
+        }
+      }
+      // Routing every class by its dearest pair in the model costs at most `reward`, so a reward of
+      // more than that per class routed makes leaving any class short a loss; raised if it is not.
+      reward = 2 * reward + 1;
+      for (int attempt = 0; attempt < 3; attempt++, reward *= 100) {
+        double[] objective = new double[columns];
+        for (int j = 0; j < columns; j++) {
+          objective[j] = -price[j];
+        }
+        for (int c = 0; c < classes.size(); c++) {
+          for (int k = 0; k < kept.size(); k++) {
+            if (pairColumn[c][k] >= 0) {
+              objective[pairColumn[c][k]] = reward;
+            }
+          }
+        }
+        BoundedSimplex.Solution solution = BoundedSimplex.maximise(objective, a, b, upper, 20 * (rows + columns) + 1000);
+        if (!solution.optimal()) {
+          return null;
+        }
+        if (!allRouted(solution.x(), pairColumn)) {
+          continue;
+        }
+        double cost = 0;
+        for (int k = 0; k < kept.size(); k++) {
+          if (column[k] >= 0) {
+            cost += price[column[k]] * solution.x()[column[k]];
+          }
+        }
+        double[][] w = new double[kept.size()][dims.length];
+        for (int k = 0; k < kept.size(); k++) {
+          for (int i = 0; i < dims.length; i++) {
+            if (capacityRow[k][i] >= 0) {
+              w[k][i] = solution.duals()[capacityRow[k][i]];
+            }
+          }
+        }
+        double[][] zeta = new double[classes.size()][kept.size()];
+        for (int c = 0; c < classes.size(); c++) {
+          for (int k = 0; k < kept.size(); k++) {
+            if (cutRow[c][k] >= 0) {
+              zeta[c][k] = solution.duals()[cutRow[c][k]];
+            }
+          }
+        }
+        Prices prices = new Prices(w, zeta);
+        return restrictedDualValue(prices, cuts) >= cost * (1 - MULTIPLIER_TOLERANCE) ? prices : null;
+      }
+      return null;
+    }
+
+    /** Whether every class's shares sum to 1 (up to rounding). */
+    private boolean allRouted(double[] x, int[][] pairColumn) {
+      for (int[] classColumns : pairColumn) {
+        double routed = 0;
+        for (int y : classColumns) {
+          routed += y >= 0 ? x[y] : 0;
+        }
+        if (routed < 1 - 1e-7) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /**

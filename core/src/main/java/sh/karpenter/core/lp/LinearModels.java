@@ -5,14 +5,15 @@ import org.ojalgo.optimisation.Optimisation;
 import org.ojalgo.optimisation.Variable;
 
 /**
- * Makes the ojAlgo models of the cost post-pass and the lower bound.
+ * Makes the ojAlgo models of the lower bound's fallback (its restricted programs too large for
+ * {@link BoundedSimplex}'s dense tableau, or that it does not solve to a certified optimum).
  *
  * <p>ojAlgo's static initialisers depend on each other in a cycle ({@code Array1D} → {@code
  * ArrayH256} → {@code Quaternion} → {@code R064Store} → {@code Array2D} → {@code ArrayH256}). Two
  * threads that first reach them at the same time can deadlock, each waiting for the class the other
  * is initialising: {@code karpenter plan} hung so, forever, when it took the lower bound beside the
- * solve, and the controller solves on several threads (provisioning, disruption, the cost-gap
- * metrics). Every model is made here, and this class's initialisation solves two small programs (a
+ * solve (then the cost post-pass used ojAlgo too), and the controller takes bounds on several threads
+ * (provisioning, disruption, the cost-gap metrics). Every model is made here, and this class's initialisation solves two small programs (a
  * minimisation and a maximisation, read back) on the first caller's thread; the JVM makes every other
  * thread wait for it, so ojAlgo's classes are initialised once, on one thread, before any model is
  * built elsewhere.

@@ -9,11 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.ojalgo.optimisation.Expression;
-import org.ojalgo.optimisation.ExpressionsBasedModel;
-import org.ojalgo.optimisation.Optimisation;
-import org.ojalgo.optimisation.Variable;
-import sh.karpenter.core.lp.LinearModels;
+import sh.karpenter.core.lp.BoundedSimplex;
 
 /**
  * Packs unconstrained pods onto instance types for cost: given pods that may go to any node of one
@@ -334,7 +330,7 @@ final class CostRepacker {
   private record PatternSolution(List<Node> patterns, double[] counts, double[] duals) {}
 
   /**
-   * Solves the pattern LP over the pods left by column generation; null when ojAlgo finds no
+   * Solves the pattern LP over the pods left by column generation; null when the solve finds no
    * optimum. Starts from each type's greedy fills and, per class, a node of the type cheapest for it.
    */
   private PatternSolution solvePatterns(List<Integer> types, double[] alone) {
@@ -425,30 +421,44 @@ final class CostRepacker {
 
   /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
   private double[] solvePatternDual(List<Node> patterns) {
+    BoundedSimplex.Solution result = solvePatternLp(patterns);
+    return result == null ? null : result.x();
+  }
+
+  /**
+   * Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0; the
+   * multipliers of the dual's pattern rows at its optimum.
+   */
+  private double[] solvePatternPrimal(List<Node> patterns) {
+    BoundedSimplex.Solution result = solvePatternLp(patterns);
+    return result == null ? null : result.duals();
+  }
+
+  /** The pattern LP in its dual form (max over z, a row per pattern), or null without an optimum. */
+  private BoundedSimplex.Solution solvePatternLp(List<Node> patterns) {
     budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
-    ExpressionsBasedModel model = LinearModels.newModel();
-    Variable[] z = new Variable[remaining.length];
-    for (int c = 0; c < z.length; c++) {
-      z[c] = model.newVariable("z" + c).lower(0).weight(remaining[c]);
+    double[] left = new double[remaining.length];
+    for (int c = 0; c < left.length; c++) {
+      left[c] = remaining[c];
     }
+    double[][] rows = new double[patterns.size()][left.length];
+    double[] prices = new double[patterns.size()];
     for (int p = 0; p < patterns.size(); p++) {
       Node pattern = patterns.get(p);
-      Expression row = model.newExpression("p" + p).upper(price[pattern.type()]);
-      for (int c = 0; c < z.length; c++) {
-        if (pattern.podsPerClass()[c] > 0) {
-          row.set(z[c], pattern.podsPerClass()[c]);
-        }
+      prices[p] = price[pattern.type()];
+      for (int c = 0; c < left.length; c++) {
+        rows[p][c] = pattern.podsPerClass()[c];
       }
     }
-    Optimisation.Result result = model.maximise();
-    if (!result.getState().isOptimal()) {
-      return null;
-    }
-    double[] duals = new double[z.length];
-    for (int c = 0; c < z.length; c++) {
-      duals[c] = Math.max(0, result.doubleValue(c));
-    }
-    return duals;
+    double[] free = new double[left.length];
+    Arrays.fill(free, Double.POSITIVE_INFINITY);
+    BoundedSimplex.Solution result = BoundedSimplex.maximise(left, rows, prices, free, pivotLimit(rows.length, left.length));
+    return result.optimal() ? result : null;
+  }
+
+  /** Pivots a solve of the post-pass may take: far more than these programs need, a guard only. */
+  private static int pivotLimit(int rows, int columns) {
+    return 50 * (rows + columns) + 1000;
   }
 
   /**
@@ -456,34 +466,6 @@ final class CostRepacker {
    * some pivots, each passing over the matrix.
    */
   private static final long LP_STEPS_PER_ENTRY = 20;
-
-  /** Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0. */
-  private double[] solvePatternPrimal(List<Node> patterns) {
-    budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
-    ExpressionsBasedModel model = LinearModels.newModel();
-    Expression[] cover = new Expression[remaining.length];
-    for (int c = 0; c < cover.length; c++) {
-      cover[c] = model.newExpression("c" + c).lower(remaining[c]);
-    }
-    for (int p = 0; p < patterns.size(); p++) {
-      Node pattern = patterns.get(p);
-      Variable x = model.newVariable("x" + p).lower(0).weight(price[pattern.type()]);
-      for (int c = 0; c < cover.length; c++) {
-        if (pattern.podsPerClass()[c] > 0) {
-          cover[c].set(x, pattern.podsPerClass()[c]);
-        }
-      }
-    }
-    Optimisation.Result result = model.minimise();
-    if (!result.getState().isOptimal()) {
-      return null;
-    }
-    double[] counts = new double[patterns.size()];
-    for (int p = 0; p < counts.length; p++) {
-      counts[p] = Math.max(0, result.doubleValue(p));
-    }
-    return counts;
-  }
 
   /**
    * Usable types (priced, DaemonSets leaving room) no cheaper-or-equal type beats in every requested
@@ -725,39 +707,39 @@ final class CostRepacker {
   /**
    * Fills one node of type t into {@code fill} from the knapsack LP (most worth in one node, pods
    * counted fractionally), rounded down and topped up densest first; returns the worth carried, or
-   * 0 when ojAlgo finds no optimum. With several binding resources this finds the mixes the greedy
+   * 0 when the solve finds no optimum. With several binding resources this finds the mixes the greedy
    * fills miss, e.g. memory-heavy pods leaving just the room cpu-heavy ones need.
    */
   private double fillByKnapsackLp(int t, int[] fill) {
     budget.charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
     Arrays.fill(fill, 0);
-    ExpressionsBasedModel model = LinearModels.newModel();
-    Variable[] pods = new Variable[remaining.length];
+    double[] upper = new double[remaining.length];
     boolean any = false;
-    for (int c = 0; c < pods.length; c++) {
-      int upper = Math.min(remaining[c], fitting(classRequests[c], capacity[t]));
-      any |= upper > 0 && worth[c] > 0;
-      pods[c] = model.newVariable("a" + c).lower(0).upper(upper).weight(worth[c]);
+    for (int c = 0; c < upper.length; c++) {
+      upper[c] = Math.min(remaining[c], fitting(classRequests[c], capacity[t]));
+      any |= upper[c] > 0 && worth[c] > 0;
     }
     if (!any) {
       return 0;
     }
+    double[][] shares = new double[dims.length][remaining.length];
+    double[] ones = new double[dims.length];
+    Arrays.fill(ones, 1);
     for (int i = 0; i < dims.length; i++) {
-      Expression row = model.newExpression("r" + i).upper(1);
-      for (int c = 0; c < pods.length; c++) {
+      for (int c = 0; c < upper.length; c++) {
         // a class asking for what t lacks has an upper bound of 0 already: no row entry (no 1/0)
         if (classRequests[c][i] > 0 && capacity[t][i] > 0) {
-          row.set(pods[c], (double) classRequests[c][i] / capacity[t][i]);
+          shares[i][c] = (double) classRequests[c][i] / capacity[t][i];
         }
       }
     }
-    Optimisation.Result result = model.maximise();
-    if (!result.getState().isOptimal()) {
+    BoundedSimplex.Solution result = BoundedSimplex.maximise(worth, shares, ones, upper, pivotLimit(dims.length, upper.length));
+    if (!result.optimal()) {
       return 0;
     }
     long[] room = capacity[t].clone();
-    for (int c = 0; c < pods.length; c++) {
-      fill[c] = (int) Math.max(0, Math.floor(result.doubleValue(c) + 1e-6));
+    for (int c = 0; c < upper.length; c++) {
+      fill[c] = (int) Math.max(0, Math.floor(result.x()[c] + 1e-6));
       fill[c] = Math.min(fill[c], Math.min(remaining[c], fitting(classRequests[c], room)));
       for (int i = 0; i < room.length; i++) {
         room[i] -= fill[c] * classRequests[c][i];
