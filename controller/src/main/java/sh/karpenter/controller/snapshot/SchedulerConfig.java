@@ -57,8 +57,12 @@ public final class SchedulerConfig {
   private static final Set<String> PLUGIN_ARGS_FIELDS = Set.of("apiVersion", "kind", "defaultConstraints", "defaultingType");
   private static final Set<String> CONSTRAINT_FIELDS =
       Set.of("maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys");
-  private static final ObjectReader READER =
-      YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build().readerFor(JsonNode.class);
+
+  /** The YAML reader, made on first use: {@code plan} without {@code --scheduler-config} never needs it. */
+  private static final class Yaml {
+    static final ObjectReader READER =
+        YAMLMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build().readerFor(JsonNode.class);
+  }
 
   private final DefaultConstraints defaultConstraints;
 
@@ -101,7 +105,7 @@ public final class SchedulerConfig {
   /** The only document of the text, or null when there is none. */
   private static JsonNode document(String text, String source) {
     // reading from a parser of our own keeps a top-level list whole instead of iterating its items
-    try (JsonParser parser = READER.createParser(text); MappingIterator<JsonNode> documents = READER.readValues(parser)) {
+    try (JsonParser parser = Yaml.READER.createParser(text); MappingIterator<JsonNode> documents = Yaml.READER.readValues(parser)) {
       JsonNode first = null;
       while (documents.hasNextValue()) {
         JsonNode next = documents.nextValue();

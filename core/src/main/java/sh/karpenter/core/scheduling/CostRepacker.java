@@ -686,22 +686,15 @@ final class CostRepacker {
    */
   private int[] densestFirst(int t, int mode) {
     budget.charge((long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length));
-    Integer[] order = new Integer[remaining.length];
-    double[] density = new double[remaining.length];
-    for (int c = 0; c < order.length; c++) {
-      order[c] = c;
+    double[] key = new double[remaining.length];
+    for (int c = 0; c < key.length; c++) {
       double share =
           mode == 2
               ? summedShare(classRequests[c], capacity[t], null)
               : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
-      density[c] = share == 0 ? 0 : worth[c] / share;
+      key[c] = -(share == 0 ? 0 : worth[c] / share);
     }
-    Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> -density[c]).thenComparingInt(c -> c));
-    int[] sorted = new int[order.length];
-    for (int i = 0; i < sorted.length; i++) {
-      sorted[i] = order[i];
-    }
-    return sorted;
+    return IndexSort.ascending(key);
   }
 
   /**
@@ -755,13 +748,12 @@ final class CostRepacker {
   private double knapsackUpperBound(int t) {
     budget.charge(dims.length * (RepackBudget.sortSteps(remaining.length) + remaining.length));
     double bound = Double.MAX_VALUE;
-    Integer[] order = new Integer[remaining.length];
+    double[] key = new double[remaining.length];
     for (int i = 0; i < dims.length; i++) {
-      for (int c = 0; c < order.length; c++) {
-        order[c] = c;
+      for (int c = 0; c < key.length; c++) {
+        key[c] = classRequests[c][i] == 0 ? Double.NEGATIVE_INFINITY : -worth[c] / classRequests[c][i];
       }
-      int dim = i;
-      Arrays.sort(order, Comparator.<Integer>comparingDouble(c -> classRequests[c][dim] == 0 ? Double.NEGATIVE_INFINITY : -worth[c] / classRequests[c][dim]));
+      int[] order = IndexSort.ascending(key);
       double room = capacity[t][i];
       double value = 0;
       for (int c : order) {
