@@ -879,6 +879,9 @@ final class LpRelaxation {
    */
   private static final long MAX_TABLEAU_ENTRIES = 4_000_000L;
 
+  /** Right-hand side given to the restricted primal's zero rows, 1 to 2 times this, against degeneracy. */
+  private static final double DEGENERACY_SLACK = 1e-7;
+
   /** Relative shortfall of the multipliers' dual value below the primal optimum that is accepted. */
   private static final double MULTIPLIER_TOLERANCE = 1e-6;
 
@@ -912,6 +915,9 @@ final class LpRelaxation {
     private double bestValue;
     /** Whether the last round added pairs or offerings to the model. */
     private boolean grew;
+    /** The offerings' and pairs' columns basic at the last round's optimum: priced first in the next. */
+    private final boolean[] basicOffering = new boolean[kept.size()];
+    private final boolean[][] basicPair;
 
     ColumnGeneration(List<LpClass> classes, int[][] cutFit, Instant deadline) {
       meter.charge((long) classes.size() * kept.size() * (64 - Long.numberOfLeadingZeros(kept.size() + 1L)));
@@ -919,6 +925,7 @@ final class LpRelaxation {
       this.cutFit = cutFit;
       this.deadline = deadline;
       this.inModel = new boolean[classes.size()][kept.size()];
+      this.basicPair = new boolean[classes.size()][kept.size()];
       for (int c = 0; c < classes.size(); c++) {
         double[] demand = classes.get(c).demand();
         Integer[] byCost = Arrays.stream(classes.get(c).keptIndices()).boxed().toArray(Integer[]::new);
@@ -1206,7 +1213,13 @@ final class LpRelaxation {
         return null;
       }
       double[][] a = new double[rows][columns];
+      // The capacity and cut rows have a right-hand side of 0, which makes the program very
+      // degenerate (the simplex stalls); a tiny, deterministic slack on each removes that and only
+      // moves the multipliers, which are certified anyway.
       double[] b = new double[rows];
+      for (int row = classes.size(); row < rows; row++) {
+        b[row] = DEGENERACY_SLACK * (1 + (row * 0.6180339887498949) % 1);
+      }
       double[] upper = new double[columns];
       Arrays.fill(upper, Double.POSITIVE_INFINITY);
       double[] price = new double[columns];
@@ -1267,12 +1280,29 @@ final class LpRelaxation {
             }
           }
         }
-        BoundedSimplex.Solution solution = BoundedSimplex.maximise(objective, a, b, upper, 20 * (rows + columns) + 1000);
+        boolean[] preferred = new boolean[columns];
+        for (int k = 0; k < kept.size(); k++) {
+          if (column[k] >= 0 && basicOffering[k]) {
+            preferred[column[k]] = true;
+          }
+          for (int c = 0; c < classes.size(); c++) {
+            if (pairColumn[c][k] >= 0 && basicPair[c][k]) {
+              preferred[pairColumn[c][k]] = true;
+            }
+          }
+        }
+        BoundedSimplex.Solution solution = BoundedSimplex.maximise(objective, a, b, upper, preferred, 20 * (rows + columns) + 1000);
         if (!solution.optimal()) {
           return null;
         }
         if (!allRouted(solution.x(), pairColumn)) {
           continue;
+        }
+        for (int k = 0; k < kept.size(); k++) {
+          basicOffering[k] = column[k] >= 0 && solution.basic()[column[k]];
+          for (int c = 0; c < classes.size(); c++) {
+            basicPair[c][k] = pairColumn[c][k] >= 0 && solution.basic()[pairColumn[c][k]];
+          }
         }
         double cost = 0;
         for (int k = 0; k < kept.size(); k++) {

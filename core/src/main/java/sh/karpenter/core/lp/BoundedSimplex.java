@@ -36,8 +36,9 @@ public final class BoundedSimplex {
    * @param x the solution (feasible whatever the status)
    * @param duals a multiplier per row, {@code >= 0}: with {@code OPTIMAL}, {@code b·duals +
    *     sum_j upper_j * max(0, c_j - duals·A_j)} equals {@code value} (up to rounding)
+   * @param basic which of the n variables are basic at the end (a hint for a later, similar solve)
    */
-  public record Solution(Status status, double value, double[] x, double[] duals, int pivots) {
+  public record Solution(Status status, double value, double[] x, double[] duals, boolean[] basic, int pivots) {
     public boolean optimal() {
       return status == Status.OPTIMAL;
     }
@@ -49,6 +50,8 @@ public final class BoundedSimplex {
   private static final double PIVOT_EPSILON = 1e-9;
   /** Degenerate pivots in a row after which Bland's rule takes over until one makes progress. */
   private static final int DEGENERATE_RUN = 25;
+  /** Relative (and absolute) slack within which two ratios of the ratio test count as tied. */
+  private static final double RATIO_TOLERANCE = 1e-12;
 
   private BoundedSimplex() {}
 
@@ -60,6 +63,16 @@ public final class BoundedSimplex {
    *     negative upper bound
    */
   public static Solution maximise(double[] c, double[][] a, double[] b, double[] upper, int maxPivots) {
+    return maximise(c, a, b, upper, null, maxPivots);
+  }
+
+  /**
+   * As {@link #maximise(double[], double[][], double[], double[], int)}, with a pricing hint: while
+   * a {@code preferred} variable can improve the objective, the best of those enters first. Column
+   * generation passes the previous round's basic variables, so a round starts by walking back to
+   * the last optimum instead of searching for it again among every column.
+   */
+  public static Solution maximise(double[] c, double[][] a, double[] b, double[] upper, boolean[] preferred, int maxPivots) {
     int m = b.length;
     int n = c.length;
     if (a.length != m || upper.length != n) {
@@ -78,7 +91,10 @@ public final class BoundedSimplex {
         throw new IllegalArgumentException("upper[" + j + "] = " + upper[j] + ": must be >= 0");
       }
     }
-    return new Run(c, a, b, upper).solve(maxPivots);
+    if (preferred != null && preferred.length != n) {
+      throw new IllegalArgumentException("preferred has " + preferred.length + " entries, expected " + n);
+    }
+    return new Run(c, a, b, upper, preferred).solve(maxPivots);
   }
 
   private static final class Run {
@@ -97,8 +113,11 @@ public final class BoundedSimplex {
     /** Row of a basic column, else -1. */
     private final int[] rowOf;
     private final boolean[] atUpper;
+    /** Columns priced first, or null. */
+    private final boolean[] preferred;
 
-    Run(double[] c, double[][] a, double[] b, double[] upper) {
+    Run(double[] c, double[][] a, double[] b, double[] upper, boolean[] preferred) {
+      this.preferred = preferred;
       m = b.length;
       n = c.length;
       width = n + m;
@@ -141,23 +160,32 @@ public final class BoundedSimplex {
         }
         pivots++;
         double direction = atUpper[q] ? -1 : 1;
-        // Basic variable i moves by -alpha_i * direction * t as x_q moves by direction * t.
-        double step = bound[q];
-        int leaving = -1;
+        // Basic variable i moves by -alpha_i * direction * t as x_q moves by direction * t. First the
+        // longest step no basic variable forbids, then, among the rows that allow at most that (up to
+        // rounding), the one to leave: the smallest variable under Bland's rule (ties broken exactly
+        // as the rule needs, which an exact comparison of rounded ratios would not), else the largest
+        // pivot element, for stability.
+        double step = Double.POSITIVE_INFINITY;
         for (int i = 0; i < m; i++) {
-          double delta = -tableau[i][q] * direction;
-          double limit;
-          if (delta < -PIVOT_EPSILON) {
-            limit = Math.max(0, beta[i]) / -delta;
-          } else if (delta > PIVOT_EPSILON && bound[basis[i]] != Double.POSITIVE_INFINITY) {
-            limit = Math.max(0, bound[basis[i]] - beta[i]) / delta;
-          } else {
-            continue;
+          step = Math.min(step, limit(i, q, direction));
+        }
+        int leaving = -1;
+        if (step != Double.POSITIVE_INFINITY) {
+          double tolerance = step * RATIO_TOLERANCE + RATIO_TOLERANCE;
+          double bestPivot = 0;
+          for (int i = 0; i < m; i++) {
+            if (limit(i, q, direction) <= step + tolerance) {
+              double size = Math.abs(tableau[i][q]);
+              if (leaving < 0 || (bland ? basis[i] < basis[leaving] : size > bestPivot)) {
+                leaving = i;
+                bestPivot = size;
+              }
+            }
           }
-          if (limit < step || (limit == step && leaving >= 0 && bland && basis[i] < basis[leaving])) {
-            step = limit;
-            leaving = i;
-          }
+        }
+        if (bound[q] <= step) {
+          step = bound[q];
+          leaving = -1;
         }
         if (step == Double.POSITIVE_INFINITY) {
           status = Status.UNBOUNDED;
@@ -181,21 +209,45 @@ public final class BoundedSimplex {
       return solution(status, pivots);
     }
 
-    /** The entering column, or -1 when no reduced cost improves the objective. */
+    /**
+     * How far x_q may move (in {@code direction}) before basic variable i reaches a bound; infinity
+     * when i does not limit it.
+     */
+    private double limit(int i, int q, double direction) {
+      double delta = -tableau[i][q] * direction;
+      if (delta < -PIVOT_EPSILON) {
+        return Math.max(0, beta[i]) / -delta;
+      }
+      if (delta > PIVOT_EPSILON && bound[basis[i]] != Double.POSITIVE_INFINITY) {
+        return Math.max(0, bound[basis[i]] - beta[i]) / delta;
+      }
+      return Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * The entering column, or -1 when no reduced cost improves the objective: the first improving
+     * one under Bland's rule, else the one improving most, a preferred one when any improves.
+     */
     private int entering(boolean bland) {
       int best = -1;
       double bestScore = EPSILON;
+      boolean bestPreferred = false;
       for (int j = 0; j < width; j++) {
         if (rowOf[j] >= 0) {
           continue;
         }
         double score = atUpper[j] ? -reduced[j] : bound[j] > 0 ? reduced[j] : 0;
-        if (score > bestScore) {
-          if (bland) {
-            return j;
-          }
+        if (score <= EPSILON) {
+          continue;
+        }
+        if (bland) {
+          return j;
+        }
+        boolean isPreferred = preferred != null && j < n && preferred[j];
+        if ((isPreferred && !bestPreferred) || (isPreferred == bestPreferred && score > bestScore)) {
           best = j;
           bestScore = score;
+          bestPreferred = isPreferred;
         }
       }
       return best;
@@ -245,7 +297,11 @@ public final class BoundedSimplex {
       for (int i = 0; i < m; i++) {
         duals[i] = Math.max(0, -reduced[n + i]);
       }
-      return new Solution(status, value, x, duals, pivots);
+      boolean[] basic = new boolean[n];
+      for (int j = 0; j < n; j++) {
+        basic[j] = rowOf[j] >= 0;
+      }
+      return new Solution(status, value, x, duals, basic, pivots);
     }
   }
 }

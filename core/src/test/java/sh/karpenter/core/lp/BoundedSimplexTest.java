@@ -19,7 +19,10 @@ import sh.karpenter.core.sweep.Seeds;
 class BoundedSimplexTest {
   private static final double INF = Double.POSITIVE_INFINITY;
 
-  /** max 3x + 2y, x + y <= 4, x + 3y <= 6, x <= 3: x = 3, y = 1, value 11, duals (2, 0). */
+  /**
+   * max 3x + 2y, x + y <= 4, x + 3y <= 6, x <= 3: x = 3, y = 1, value 11. The vertex is degenerate
+   * (three constraints meet there), so the duals are not unique; any returned must certify 11.
+   */
   @Test
   void aTextbookProgram() {
     BoundedSimplex.Solution s =
@@ -27,7 +30,8 @@ class BoundedSimplexTest {
     assertThat(s.optimal()).isTrue();
     assertThat(s.value()).isCloseTo(11, within(1e-9));
     assertThat(s.x()).containsExactly(new double[] {3, 1}, within(1e-9));
-    assertThat(s.duals()).containsExactly(new double[] {2, 0}, within(1e-9));
+    Program p = new Program(new double[] {3, 2}, new double[][] {{1, 1}, {1, 3}}, new double[] {4, 6}, new double[] {3, INF});
+    assertThat(dualValue(p, s.duals())).isCloseTo(11, within(1e-9));
   }
 
   /** The knapsack the cost post-pass asks: items bounded by their counts, one row per resource. */
@@ -109,7 +113,32 @@ class BoundedSimplexTest {
         assertThat(s.x()[j]).isBetween(0.0, p.upper()[j]);
       }
       assertThat(dualValue(p, s.duals())).isCloseTo(s.value(), within(tolerance));
+      // A pricing hint (here the optimal basis itself, then every other column) changes the path, not the optimum.
+      for (boolean[] hint : new boolean[][] {s.basic(), invert(s.basic())}) {
+        BoundedSimplex.Solution hinted = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), hint, 10_000);
+        assertThat(hinted.status()).isEqualTo(BoundedSimplex.Status.OPTIMAL);
+        assertThat(hinted.value()).isCloseTo(expected, within(tolerance));
+        assertThat(dualValue(p, hinted.duals())).isCloseTo(hinted.value(), within(tolerance));
+      }
     });
+  }
+
+  private static boolean[] invert(boolean[] flags) {
+    boolean[] inverted = new boolean[flags.length];
+    for (int j = 0; j < flags.length; j++) {
+      inverted[j] = !flags[j];
+    }
+    return inverted;
+  }
+
+  /** Given the optimal basis as a hint, the solve walks straight back to it. */
+  @Test
+  void theOptimalBasisAsAHintTakesFewerPivots() {
+    Program p = draw(new Random(7));
+    BoundedSimplex.Solution cold = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), 10_000);
+    BoundedSimplex.Solution warm = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), cold.basic(), 10_000);
+    assertThat(warm.value()).isCloseTo(cold.value(), within(1e-9));
+    assertThat(warm.pivots()).isLessThanOrEqualTo(cold.pivots());
   }
 
   /** The dual objective of multipliers y >= 0: b·y + sum_j upper_j max(0, c_j - y·A_j), infinite when a free column gains. */
