@@ -3,7 +3,8 @@ package sh.karpenter.core.lp;
 import java.util.Arrays;
 
 /**
- * A dense primal simplex for the small linear programs the cost post-pass solves many times over:
+ * A dense primal simplex for the linear programs of the cost post-pass (small ones, many times over)
+ * and of the lower bound's column generation (a few hundred rows, one per round):
  *
  * <pre>
  *   maximise   c·x
@@ -19,8 +20,8 @@ import java.util.Arrays;
  *
  * <p>It exists because ojAlgo's general model (named variables and expressions, a presolve in
  * {@code BigDecimal}) costs far more than the arithmetic on programs of a few rows, and because a
- * plan runs once in a fresh JVM, where small code is compiled sooner. Not thread-safe state: every
- * call works on its own arrays.
+ * plan runs once in a fresh JVM, where small code is compiled sooner. Thread-safe: every call works
+ * on its own arrays.
  */
 public final class BoundedSimplex {
   /** How a solve ended. */
