@@ -889,8 +889,8 @@ final class LpRelaxation {
   private static final double VIOLATION_TOLERANCE = 1e-6;
 
   /**
-   * Finds prices w with the LP by constraint generation on the dual. The dual is solved with ojAlgo
-   * on a few promising offerings and (class, offering) pairs; u_c is then the least {@code demand_c .
+   * Finds prices w with the LP by constraint generation on the dual. The dual is solved (by {@link
+   * BoundedSimplex}, ojAlgo as fallback) on a few promising offerings and (class, offering) pairs; u_c is then the least {@code demand_c .
    * w_o} over c's pairs in the model. Offerings outside the model borrow a scaled price vector (see
    * {@link #borrowPrices}). Pairs whose inequality {@code demand_c . w_o >= u_c} fails, and offerings
    * no borrowed vector serves, enter the next round. Every round's w is certified against the full
@@ -1157,33 +1157,41 @@ final class LpRelaxation {
     }
 
     /**
-     * Prices w for this round: the multipliers of the restricted primal's capacity rows when they
-     * reproduce its optimum, else (ojAlgo's presolve can leave rows without multipliers) the
-     * solution of the restricted dual. Null when ojAlgo finds no optimum.
+     * Prices w for this round: the multipliers of the restricted primal's capacity rows, from {@link
+     * BoundedSimplex} or else from ojAlgo, when they reproduce the primal's optimum; else (ojAlgo's
+     * presolve can leave rows without multipliers) the solution of the restricted dual. Null when no
+     * solver finds an optimum.
      */
     private Prices solveRound(double[][] cuts) {
-      Prices own = solveRestrictedPrimalBySimplex(cuts);
-      if (own != null) {
+      double[] primalValue = new double[1];
+      Prices own = solveRestrictedPrimalBySimplex(cuts, primalValue);
+      if (own != null && reproduces(own, cuts, primalValue[0])) {
         return own;
       }
       Optimisation.Result[] primal = new Optimisation.Result[1];
       Prices prices = solveRestrictedPrimal(cuts, primal);
-      if (prices != null && restrictedDualValue(prices, cuts) >= primal[0].getValue() * (1 - MULTIPLIER_TOLERANCE)) {
+      if (prices != null && reproduces(prices, cuts, primal[0].getValue())) {
         return prices;
       }
       return primal[0] == null || primal[0].getState().isOptimal() ? solveRestrictedDual(cuts) : null;
+    }
+
+    /** Whether the multipliers' restricted dual value reaches the primal optimum they came with. */
+    private boolean reproduces(Prices prices, double[][] cuts, double primalValue) {
+      return restrictedDualValue(prices, cuts) >= primalValue * (1 - MULTIPLIER_TOLERANCE);
     }
 
     /**
      * The restricted primal solved by {@link BoundedSimplex}, which needs a program whose origin is
      * feasible: each class row {@code sum_k y_ck >= 1} becomes {@code sum_k y_ck <= 1} with a reward
      * M per unit routed, M far above what routing a whole class can cost, so that every optimum routes
-     * every class. The capacity and cut rows' multipliers are then w and zeta, as with ojAlgo. Null
-     * (the round falls back to ojAlgo) when the tableau would be large, the solve is not optimal, a
-     * class is left partly unrouted at the largest M tried, or the multipliers do not reproduce the
-     * optimum; the bound does not depend on any of this, since every round is certified.
+     * every class. The capacity and cut rows' multipliers are then w and zeta, as with ojAlgo, and
+     * the optimum's cost goes to {@code primalValue[0]}. Null (the round falls back to ojAlgo) when
+     * the tableau would be large, the solve is not optimal, or a class is left partly unrouted at the
+     * largest M tried; the bound does not depend on any of this, since every round is certified.
+     * The columns basic at the optimum are kept and priced first in the next round.
      */
-    private Prices solveRestrictedPrimalBySimplex(double[][] cuts) {
+    private Prices solveRestrictedPrimalBySimplex(double[][] cuts, double[] primalValue) {
       int[] column = new int[kept.size()];
       int[][] pairColumn = new int[classes.size()][kept.size()];
       int columns = 0;
@@ -1265,6 +1273,17 @@ final class LpRelaxation {
           }
         }
       }
+      boolean[] preferred = new boolean[columns];
+      for (int k = 0; k < kept.size(); k++) {
+        if (column[k] >= 0 && basicOffering[k]) {
+          preferred[column[k]] = true;
+        }
+        for (int c = 0; c < classes.size(); c++) {
+          if (pairColumn[c][k] >= 0 && basicPair[c][k]) {
+            preferred[pairColumn[c][k]] = true;
+          }
+        }
+      }
       // Routing every class by its dearest pair in the model costs at most `reward`, so a reward of
       // more than that per class routed makes leaving any class short a loss; raised if it is not.
       reward = 2 * reward + 1;
@@ -1273,21 +1292,10 @@ final class LpRelaxation {
         for (int j = 0; j < columns; j++) {
           objective[j] = -price[j];
         }
-        for (int c = 0; c < classes.size(); c++) {
-          for (int k = 0; k < kept.size(); k++) {
-            if (pairColumn[c][k] >= 0) {
-              objective[pairColumn[c][k]] = reward;
-            }
-          }
-        }
-        boolean[] preferred = new boolean[columns];
-        for (int k = 0; k < kept.size(); k++) {
-          if (column[k] >= 0 && basicOffering[k]) {
-            preferred[column[k]] = true;
-          }
-          for (int c = 0; c < classes.size(); c++) {
-            if (pairColumn[c][k] >= 0 && basicPair[c][k]) {
-              preferred[pairColumn[c][k]] = true;
+        for (int[] classColumns : pairColumn) {
+          for (int y : classColumns) {
+            if (y >= 0) {
+              objective[y] = reward;
             }
           }
         }
@@ -1326,8 +1334,8 @@ final class LpRelaxation {
             }
           }
         }
-        Prices prices = new Prices(w, zeta);
-        return restrictedDualValue(prices, cuts) >= cost * (1 - MULTIPLIER_TOLERANCE) ? prices : null;
+        primalValue[0] = cost;
+        return new Prices(w, zeta);
       }
       return null;
     }
