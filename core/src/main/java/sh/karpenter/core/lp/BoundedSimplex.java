@@ -116,9 +116,12 @@ public final class BoundedSimplex {
     private final boolean[] atUpper;
     /** Columns priced first, or null. */
     private final boolean[] preferred;
+    /** The ratio test's limit per row, for the pivot being chosen. */
+    private final double[] limits;
 
     Run(double[] c, double[][] a, double[] b, double[] upper, boolean[] preferred) {
       this.preferred = preferred;
+      this.limits = new double[b.length];
       m = b.length;
       n = c.length;
       width = n + m;
@@ -168,14 +171,15 @@ public final class BoundedSimplex {
         // pivot element, for stability.
         double step = Double.POSITIVE_INFINITY;
         for (int i = 0; i < m; i++) {
-          step = Math.min(step, limit(i, q, direction));
+          limits[i] = limit(i, q, direction);
+          step = Math.min(step, limits[i]);
         }
         int leaving = -1;
         if (step != Double.POSITIVE_INFINITY) {
           double tolerance = step * RATIO_TOLERANCE + RATIO_TOLERANCE;
           double bestPivot = 0;
           for (int i = 0; i < m; i++) {
-            if (limit(i, q, direction) <= step + tolerance) {
+            if (limits[i] <= step + tolerance) {
               double size = Math.abs(tableau[i][q]);
               if (leaving < 0 || (bland ? basis[i] < basis[leaving] : size > bestPivot)) {
                 leaving = i;
