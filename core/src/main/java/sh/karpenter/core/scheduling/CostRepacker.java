@@ -366,12 +366,18 @@ final class CostRepacker {
       addPattern(patterns, seen, bestType, fill);
     }
     double[] duals = null;
+    // The last solve and the number of patterns it saw: when no round adds a pattern after it, its
+    // multipliers are already the pattern counts (the LP is solved in its dual form).
+    BoundedSimplex.Solution last = null;
+    int lastPatterns = -1;
     try {
       for (int iteration = 0; iteration < PATTERN_ITERATIONS; iteration++) {
-        duals = solvePatternDual(patterns);
-        if (duals == null) {
+        last = solvePatternLp(patterns);
+        lastPatterns = patterns.size();
+        if (last == null) {
           return null;
         }
+        duals = last.x();
         for (int c = 0; c < worth.length; c++) {
           worth[c] = duals[c];
         }
@@ -405,8 +411,10 @@ final class CostRepacker {
     } finally {
       worth = alone;
     }
-    double[] counts = solvePatternPrimal(patterns);
-    return counts == null ? null : new PatternSolution(patterns, counts, duals);
+    if (lastPatterns != patterns.size()) {
+      last = solvePatternLp(patterns);
+    }
+    return last == null ? null : new PatternSolution(patterns, last.duals(), duals);
   }
 
   private static String key(int type, int[] pods) {
@@ -419,22 +427,11 @@ final class CostRepacker {
     }
   }
 
-  /** Duals of the pattern LP: max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0. */
-  private double[] solvePatternDual(List<Node> patterns) {
-    BoundedSimplex.Solution result = solvePatternLp(patterns);
-    return result == null ? null : result.x();
-  }
-
   /**
-   * Pattern counts of the pattern LP: min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0; the
-   * multipliers of the dual's pattern rows at its optimum.
+   * The pattern LP (min sum_p price_p x_p, sum_p a_pc x_p >= left_c, x >= 0) solved in its dual form,
+   * max sum_c left_c z_c, sum_c a_pc z_c <= price_p per pattern, z >= 0: the solution's x are the
+   * class duals z, its row multipliers the pattern counts. Null without an optimum.
    */
-  private double[] solvePatternPrimal(List<Node> patterns) {
-    BoundedSimplex.Solution result = solvePatternLp(patterns);
-    return result == null ? null : result.duals();
-  }
-
-  /** The pattern LP in its dual form (max over z, a row per pattern), or null without an optimum. */
   private BoundedSimplex.Solution solvePatternLp(List<Node> patterns) {
     budget.charge(LP_STEPS_PER_ENTRY * patterns.size() * (long) remaining.length);
     double[] left = new double[remaining.length];
