@@ -131,14 +131,23 @@ class BoundedSimplexTest {
     return inverted;
   }
 
-  /** Given the optimal basis as a hint, the solve walks straight back to it. */
+  /**
+   * Given the optimal basis as a hint, the solve walks back to it in fewer pivots: on the first drawn
+   * program (seeds 0, 1, ...) whose cold solve takes at least 10 pivots.
+   */
   @Test
   void theOptimalBasisAsAHintTakesFewerPivots() {
-    Program p = draw(new Random(7));
-    BoundedSimplex.Solution cold = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), 10_000);
-    BoundedSimplex.Solution warm = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), cold.basic(), 10_000);
-    assertThat(warm.value()).isCloseTo(cold.value(), within(1e-9));
-    assertThat(warm.pivots()).isLessThanOrEqualTo(cold.pivots());
+    for (long seed = 0; ; seed++) {
+      Program p = draw(new Random(seed));
+      BoundedSimplex.Solution cold = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), 10_000);
+      if (!cold.optimal() || cold.pivots() < 10) {
+        continue;
+      }
+      BoundedSimplex.Solution warm = BoundedSimplex.maximise(p.c(), p.a(), p.b(), p.upper(), cold.basic(), 10_000);
+      assertThat(warm.value()).as("seed %d", seed).isCloseTo(cold.value(), within(1e-9 * Math.max(1, Math.abs(cold.value()))));
+      assertThat(warm.pivots()).as("seed %d", seed).isLessThan(cold.pivots());
+      return;
+    }
   }
 
   /** The dual objective of multipliers y >= 0: b·y + sum_j upper_j max(0, c_j - y·A_j), infinite when a free column gains. */
