@@ -14,6 +14,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +48,12 @@ import software.amazon.awssdk.services.ec2.model.Subnet;
  *   <li>{@link #instanceStatuses}: {@code DescribeInstanceStatus} reports impaired status checks and
  *       scheduled events (moto has neither).
  * </ul>
- * It records every call ({@link #requests()}). Build clients with {@link #clients()}; close the
+ * Whatever the faults, it also fills in what EC2 does at launch and moto does not: each instance a
+ * {@code CreateFleet} launched gets its launch template's security groups (its {@code
+ * SecurityGroupIds}, or its network interfaces' {@code Groups}) before the response is passed on, so
+ * the caller never sees an instance without them.
+ *
+ * <p>It records every call ({@link #requests()}). Build clients with {@link #clients()}; close the
  * proxy after the test (the {@code @AwsEmulatorTest} extension does for an {@code AwsFaults}
  * parameter). Faults may be added and cleared while calls are in flight.
  */
@@ -255,6 +263,9 @@ public final class AwsFaults implements AutoCloseable {
           return;
         }
         Upstream answer = forward(exchange, body);
+        if (answer.status() == 200 && request.is("ec2", "CreateFleet")) {
+          applyLaunchTemplateSecurityGroups(answer.body());
+        }
         respond(exchange, answer.status(), answer.headers(), answer.body());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -287,6 +298,7 @@ public final class AwsFaults implements AutoCloseable {
     Upstream answer = forward(exchange, AwsRequest.formBody(rewrite.forward()).getBytes(StandardCharsets.UTF_8));
     byte[] body = answer.body();
     if (answer.status() == 200) {
+      applyLaunchTemplateSecurityGroups(body);
       body = FleetFaults.withErrors(new String(body, StandardCharsets.UTF_8), rewrite).getBytes(StandardCharsets.UTF_8);
     }
     respond(exchange, answer.status(), answer.headers(), body);
@@ -301,6 +313,43 @@ public final class AwsFaults implements AutoCloseable {
     }
     respond(exchange, 200, Map.of("Content-Type", List.of("text/xml")),
         InstanceStatusFaults.response(InstanceStatusFaults.select(statuses, request.parameters())).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Gives each instance of a successful {@code CreateFleet} response the security groups of the launch
+   * template version it was launched from, asked of the emulator itself (not through the proxy, so
+   * these calls are not recorded). A template without groups leaves the instance as moto made it.
+   */
+  private void applyLaunchTemplateSecurityGroups(byte[] response) {
+    Map<List<String>, List<String>> groupsOfTemplate = new HashMap<>();
+    for (FleetFaults.Launched launched : FleetFaults.launched(new String(response, StandardCharsets.UTF_8))) {
+      List<String> template = Arrays.asList(launched.launchTemplateId(), launched.launchTemplateName(), launched.version());
+      List<String> groups = groupsOfTemplate.computeIfAbsent(template, t -> launchTemplateSecurityGroups(launched));
+      if (!groups.isEmpty()) {
+        upstreamEc2.modifyInstanceAttribute(r -> r.instanceId(launched.instanceId()).groups(groups));
+      }
+    }
+  }
+
+  private List<String> launchTemplateSecurityGroups(FleetFaults.Launched launched) {
+    if (launched.launchTemplateId() == null && launched.launchTemplateName() == null) {
+      return List.of();
+    }
+    var versions = upstreamEc2.describeLaunchTemplateVersions(r -> {
+      if (launched.launchTemplateId() != null) {
+        r.launchTemplateId(launched.launchTemplateId());
+      } else {
+        r.launchTemplateName(launched.launchTemplateName());
+      }
+      r.versions(launched.version() == null ? "$Latest" : launched.version());
+    }).launchTemplateVersions();
+    if (versions.isEmpty() || versions.getFirst().launchTemplateData() == null) {
+      return List.of();
+    }
+    var data = versions.getFirst().launchTemplateData();
+    Set<String> groups = new LinkedHashSet<>(data.securityGroupIds());
+    data.networkInterfaces().forEach(networkInterface -> groups.addAll(networkInterface.groups()));
+    return List.copyOf(groups);
   }
 
   /** The zone of a subnet, asked of the emulator itself (not through the proxy); null if unknown. */

@@ -28,7 +28,8 @@ import org.w3c.dom.Node;
  * instance type × zone × capacity type has no capacity out of the request before moto sees it,
  * caps the capacity the fleet may launch, and reports what was taken out in the response's
  * {@code errorSet}, as EC2 does for an instant fleet (HTTP 200, the instances it could launch, and an
- * {@code InsufficientInstanceCapacity} error per launch template override it could not).
+ * {@code InsufficientInstanceCapacity} error per launch template override it could not); and reads
+ * which instances a fleet launched from which launch template ({@link #launched}).
  */
 final class FleetFaults {
 
@@ -210,6 +211,49 @@ final class FleetFaults {
           + " capacity in the Availability Zone you requested (" + override.zone() + "). (fault injected by AwsFaults)");
     }
     return errors;
+  }
+
+  /**
+   * An instance a fleet launched and the launch template it was launched from, as the response's
+   * {@code launchTemplateAndOverrides.launchTemplateSpecification} names it (by ID or by name; the
+   * other is {@code null}; the version as resolved, {@code null} if absent).
+   */
+  record Launched(String instanceId, String launchTemplateId, String launchTemplateName, String version) {}
+
+  /** The instances of a {@code CreateFleet} response's {@code fleetInstanceSet}, with their launch templates. */
+  static List<Launched> launched(String response) {
+    Element root = parse(response).getDocumentElement();
+    Element instances = child(root, "fleetInstanceSet");
+    List<Launched> launched = new ArrayList<>();
+    for (Element item : children(instances, "item")) {
+      Element overrides = child(item, "launchTemplateAndOverrides");
+      Element specification = overrides == null ? null : child(overrides, "launchTemplateSpecification");
+      String id = text(specification, "launchTemplateId");
+      String name = text(specification, "launchTemplateName");
+      String version = text(specification, "version");
+      Element ids = child(item, "instanceIds");
+      for (Element instanceId : children(ids, "item")) {
+        launched.add(new Launched(instanceId.getTextContent().trim(), id, name, version));
+      }
+    }
+    return launched;
+  }
+
+  private static List<Element> children(Element parent, String localName) {
+    List<Element> found = new ArrayList<>();
+    if (parent != null) {
+      for (Node node = parent.getFirstChild(); node != null; node = node.getNextSibling()) {
+        if (node instanceof Element element && localName.equals(element.getLocalName())) {
+          found.add(element);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static String text(Element parent, String localName) {
+    Element element = parent == null ? null : child(parent, localName);
+    return element == null || element.getTextContent().isBlank() ? null : element.getTextContent().trim();
   }
 
   /** The fields under {@code prefix} that are not nested further (e.g. {@code InstanceType}, not {@code Placement.GroupName}). */

@@ -111,6 +111,36 @@ class AwsFaultsIT {
     }
   }
 
+  /** moto launches fleet instances without their launch template's groups; through the proxy they have them, as on EC2. */
+  @Test
+  void fleetInstancesGetTheirLaunchTemplatesSecurityGroups(AwsFaults faults, Ec2Client ec2, SsmClient ssm) {
+    ClusterNetwork network = ClusterNetwork.create(ec2, "faults", ZONES);
+    launchTemplate(ec2, ssm, network, "groups");
+    // as the AWS provider writes it: the groups on the primary network interface
+    ec2.createLaunchTemplate(r -> r.launchTemplateName("interface-groups").launchTemplateData(d -> d
+        .imageId(AwsEmulatorIT.amazonLinux(ssm))
+        .networkInterfaces(n -> n.deviceIndex(0).groups(network.securityGroupId()))));
+    List<FleetLaunchTemplateOverridesRequest> overrides = List.of(override("c5.large", network, "us-west-2a", null));
+    try (Ec2Client throughFaults = faults.clients().ec2()) {
+      for (DefaultTargetCapacityType capacityType : List.of(DefaultTargetCapacityType.ON_DEMAND, DefaultTargetCapacityType.SPOT)) {
+        for (String template : List.of("groups", "interface-groups")) {
+          CreateFleetResponse fleet = throughFaults.createFleet(fleetRequest(template, capacityType, 2, overrides));
+          assertThat(fleet.instances()).flatExtracting(launched -> launched.instanceIds()).hasSize(2).allSatisfy(id ->
+              assertThat(AwsEmulatorIT.instance(ec2, id).securityGroups()).as(capacityType + " from " + template)
+                  .extracting(g -> g.groupId()).containsExactly(network.securityGroupId()));
+        }
+      }
+      // with a fault in the way too
+      faults.insufficientCapacity("m5.large", null, null);
+      CreateFleetResponse partly = throughFaults.createFleet(fleetRequest("groups", DefaultTargetCapacityType.ON_DEMAND, 1,
+          List.of(override("m5.large", network, "us-west-2a", null), override("c5.large", network, "us-west-2b", null))));
+      assertThat(partly.errors()).hasSize(1);
+      assertThat(AwsEmulatorIT.instance(ec2, partly.instances().getFirst().instanceIds().getFirst()).securityGroups())
+          .extracting(g -> g.groupId()).containsExactly(network.securityGroupId());
+    }
+    assertThat(faults.requests("ec2", "ModifyInstanceAttribute")).as("the proxy's own calls are not recorded").isEmpty();
+  }
+
   @Test
   void throttlingIsRetriedByTheSdkOrSurfacesAsItsThrottlingError(AwsFaults faults) {
     faults.throttle("ec2", "DescribeAvailabilityZones", 2);

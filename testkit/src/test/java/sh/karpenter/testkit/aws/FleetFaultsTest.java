@@ -111,6 +111,34 @@ class FleetFaultsTest {
   }
 
   @Test
+  void launchedInstancesAreReadWithTheirLaunchTemplates() {
+    String response = """
+        <CreateFleetResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">
+          <fleetId>fleet-1</fleetId>
+          <fleetInstanceSet>
+            <item>
+              <launchTemplateAndOverrides>
+                <launchTemplateSpecification><launchTemplateId>lt-1</launchTemplateId><version>3</version></launchTemplateSpecification>
+                <overrides><instanceType>c5.large</instanceType></overrides>
+              </launchTemplateAndOverrides>
+              <instanceIds><item>i-a</item><item>i-b</item></instanceIds>
+            </item>
+            <item>
+              <launchTemplateAndOverrides>
+                <launchTemplateSpecification><launchTemplateName>karpenter.k8s.aws/x</launchTemplateName></launchTemplateSpecification>
+              </launchTemplateAndOverrides>
+              <instanceIds><item>i-c</item></instanceIds>
+            </item>
+          </fleetInstanceSet>
+        </CreateFleetResponse>""";
+    assertThat(FleetFaults.launched(response)).containsExactly(
+        new FleetFaults.Launched("i-a", "lt-1", null, "3"),
+        new FleetFaults.Launched("i-b", "lt-1", null, "3"),
+        new FleetFaults.Launched("i-c", null, "karpenter.k8s.aws/x", null));
+    assertThat(FleetFaults.launched("<CreateFleetResponse><fleetInstanceSet/></CreateFleetResponse>")).isEmpty();
+  }
+
+  @Test
   void requestsAreParsedFromHeadersAndForm() {
     AwsRequest query = AwsRequest.parse(
         "AWS4-HMAC-SHA256 Credential=testing/20260101/us-west-2/ec2/aws4_request, SignedHeaders=host, Signature=x", null,

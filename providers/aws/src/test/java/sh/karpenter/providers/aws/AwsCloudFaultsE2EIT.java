@@ -59,7 +59,7 @@ class AwsCloudFaultsE2EIT {
   private CloudInvariants invariants;
 
   private void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam, Duration socketTimeout) {
-    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, TUNING, "", socketTimeout);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, TUNING, "", socketTimeout);
     invariants = new CloudInvariants(e2e);
   }
 

@@ -15,8 +15,8 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.controller.nodeclaim.garbagecollection.GarbageCollection;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
-import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.controlplane.KwokNodes;
 import sh.karpenter.testkit.fixtures.TestObjects;
@@ -40,9 +40,9 @@ class AwsControllerE2EIT {
   private KubernetesClient client;
 
   @BeforeEach
-  void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam) {
+  void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
-    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
   }
 
   @AfterEach

@@ -22,8 +22,8 @@ import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.providers.aws.cloudprovider.AwsCloudProvider;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
-import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import sh.karpenter.testkit.fixtures.TestObjects;
 import software.amazon.awssdk.services.ec2.Ec2Client;
@@ -49,10 +49,10 @@ class AwsDriftE2EIT {
   private Ec2Client ec2;
 
   @BeforeEach
-  void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam) {
+  void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
     this.ec2 = ec2;
-    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
   }
 
   @AfterEach
@@ -116,8 +116,7 @@ class AwsDriftE2EIT {
       recordDrift(driftReasons);
       return pods().size() == 1 && pods().stream().allMatch(TestObjects::running) && e2e.karpenterInstances().size() == 1;
     });
-    // the replacement was launched from the changed class: it has not drifted (it may have looked
-    // drifted for its security groups between launch and registration, see AwsE2EFixture)
+    // the replacement was launched from the changed class: it has not drifted
     List<NodeClaim> after = client.resources(NodeClaim.class).list().getItems();
     assertThat(after).hasSize(1);
     await().atMost(AwsE2EFixture.WAIT).untilAsserted(() -> assertThat(Conditions.isTrue(

@@ -42,6 +42,7 @@ import sh.karpenter.providers.aws.operator.AwsProvider;
 import sh.karpenter.providers.aws.sdk.AwsSdk;
 import sh.karpenter.testkit.aws.AwsClients;
 import sh.karpenter.testkit.aws.AwsEmulator;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import sh.karpenter.testkit.controlplane.KwokNodes;
 import sh.karpenter.testkit.fixtures.TestObjects;
@@ -59,10 +60,10 @@ import software.amazon.awssdk.services.ssm.model.ParameterType;
  * that registers a KWOK Node for each launched NodeClaim (nodes cannot boot here). Close it after
  * each test.
  *
- * <p>EC2 gives an instance its launch template's security groups; moto's CreateFleet drops them (its
- * fleet reads only a spot fleet's {@code GroupSet}), which would make every instance drift for its
- * security groups. So before the stand-in kubelet registers a Node it sets the instance's groups to
- * those the NodeClaim's EC2NodeClass has resolved, as the launch template named them.
+ * <p>The provider's AWS calls go through an {@link AwsFaults} proxy: EC2 gives an instance its launch
+ * template's security groups and moto's CreateFleet drops them, which would make every instance look
+ * drifted for its security groups until something set them; the proxy sets them before CreateFleet
+ * answers, as EC2 would have.
  */
 final class AwsE2EFixture implements AutoCloseable {
   static final String CLUSTER = "e2e-cluster";
@@ -83,21 +84,21 @@ final class AwsE2EFixture implements AutoCloseable {
   private final Set<String> registering = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param endpoint where the provider sends its AWS calls: {@code emulator.clients()}, or an {@code
-   *     AwsFaults} proxy's {@code clients()}; the fixture's own set-up calls go to the emulator
+   * @param faults the proxy the provider sends its AWS calls through (with or without faults); the
+   *     fixture's own set-up calls go to the emulator
    */
-  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
+  AwsE2EFixture(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection) {
-    this(client, endpoint, ec2, ssm, iam, garbageCollection, "");
+    this(client, faults, ec2, ssm, iam, garbageCollection, "");
   }
 
   /**
    * @param interruptionQueue the SQS queue the interruption controller reads (it must exist; long polls
    *     of 1 s), or "" for none
    */
-  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam,
+  AwsE2EFixture(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam,
       InstanceGarbageCollection.Settings garbageCollection, String interruptionQueue) {
-    this(client, endpoint, ec2, ssm, iam, new AwsProvider.Tuning(garbageCollection, Duration.ofSeconds(1), InstanceStatusController.INTERVAL),
+    this(client, faults, ec2, ssm, iam, new AwsProvider.Tuning(garbageCollection, Duration.ofSeconds(1), InstanceStatusController.INTERVAL),
         interruptionQueue);
   }
 
@@ -105,16 +106,16 @@ final class AwsE2EFixture implements AutoCloseable {
    * @param tuning the provider's loop periods (the interruption queue's long polls should be short, e.g.
    *     1 s, so that closing the fixture does not wait for one)
    */
-  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
+  AwsE2EFixture(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
       String interruptionQueue) {
-    this(client, endpoint, ec2, ssm, iam, tuning, interruptionQueue, AwsSdk.SOCKET_TIMEOUT);
+    this(client, faults, ec2, ssm, iam, tuning, interruptionQueue, AwsSdk.SOCKET_TIMEOUT);
   }
 
   /**
    * @param awsSocketTimeout how long the provider's AWS calls wait for an answer before the attempt
    *     times out (and the SDK retries it)
    */
-  AwsE2EFixture(KubernetesClient client, AwsClients endpoint, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
+  AwsE2EFixture(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam, AwsProvider.Tuning tuning,
       String interruptionQueue, Duration awsSocketTimeout) {
     this.client = client;
     this.ec2 = ec2;
@@ -132,7 +133,7 @@ final class AwsE2EFixture implements AutoCloseable {
     AwsProvider.Settings settings = new AwsProvider.Settings(CLUSTER, Optional.empty(), Optional.empty(), Optional.of("10.96.0.0/12"),
         0.075, 0, AwsEmulator.SSM_PARAMETER_PREFIX, Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1),
         Optional.ofNullable(interruptionQueue));
-    aws = AwsProvider.create(client, AwsSdk.at(endpoint.endpoint(), endpoint.region()).withSocketTimeout(awsSocketTimeout), settings, Clock.systemUTC(), tuning);
+    aws = AwsProvider.create(client, AwsSdk.at(faults.clients().endpoint(), faults.clients().region()).withSocketTimeout(awsSocketTimeout), settings, Clock.systemUTC(), tuning);
     Options options = Options.defaults().withPorts(-1, -1).withLeaderElection(false, "unused", "default")
         .withBatchDurations(Duration.ofMillis(200), Duration.ofSeconds(2));
     // the controller's own client, built as `karpenter controller` builds it (HTTP/1.1, retries, rate limit)
@@ -235,17 +236,6 @@ final class AwsE2EFixture implements AutoCloseable {
         .build();
   }
 
-  /** What EC2 would have done at launch and moto does not: the instance gets its class's security groups. */
-  private void applyLaunchTemplateSecurityGroups(NodeClaim claim, String instanceId) {
-    EC2NodeClass nodeClass = client.resources(EC2NodeClass.class).withName(claim.getSpec().getNodeClassRef().getName()).get();
-    if (nodeClass == null || nodeClass.getStatus() == null || nodeClass.getStatus().getSecurityGroups() == null
-        || nodeClass.getStatus().getSecurityGroups().isEmpty()) {
-      return;
-    }
-    List<String> groups = nodeClass.getStatus().getSecurityGroups().stream().map(g -> g.getId()).toList();
-    ec2.modifyInstanceAttribute(r -> r.instanceId(instanceId).groups(groups));
-  }
-
   /**
    * Plays the kubelet of each launched instance: a KWOK Node with the NodeClaim's provider ID, labels,
    * taints (and the unregistered taint) and capacity, which KWOK then turns Ready. Reads NodeClaims and
@@ -289,7 +279,6 @@ final class AwsE2EFixture implements AutoCloseable {
       taints.addAll(claim.getSpec().getStartupTaints());
     }
     taints.add(new TaintBuilder().withKey(TaintKeys.UNREGISTERED).withEffect("NoExecute").build());
-    applyLaunchTemplateSecurityGroups(claim, name);
     Map<String, Quantity> allocatable = status.getAllocatable() == null ? status.getCapacity() : status.getAllocatable();
     client.nodes().resource(kwokNode(name, status.getProviderID(), labels, taints, status.getCapacity(), allocatable)).create();
   }

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
-import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Instance;
@@ -41,10 +41,10 @@ class AwsGarbageCollectionE2EIT {
   private Ec2Client ec2;
 
   @BeforeEach
-  void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam) {
+  void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
     this.ec2 = ec2;
-    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, FAST);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, FAST);
   }
 
   @AfterEach

@@ -65,7 +65,7 @@ class AwsInstanceStatusE2EIT {
   @Test
   void anImpairedInstanceIsReplacedAndAHealthyOneIsLeftAlone(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm,
       IamClient iam) {
-    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, FAST, "");
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, FAST, "");
     e2e.createNodeClassAndPool(List.of("m5.large"), "{consolidateAfter: Never}");
     client.apps().deployments().resource(deployment("impaired")).create();
     client.apps().deployments().resource(deployment("healthy")).create();
@@ -124,7 +124,7 @@ class AwsInstanceStatusE2EIT {
     ((Logger) LoggerFactory.getLogger(InstanceStatusController.class)).addAppender(logs);
     faults.error("ec2", "DescribeInstanceStatus", 403, "UnauthorizedOperation", "You are not authorized to perform this operation.", 1);
 
-    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, FAST, "");
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, FAST, "");
     CollectorRegistry metrics = e2e.operator.metrics().registry().orElseThrow();
     await().atMost(AwsE2EFixture.WAIT).until(() -> reconciles(metrics) >= 5);
 

@@ -42,7 +42,7 @@ class AwsInsufficientCapacityE2EIT {
     this.client = client;
     this.faults = faults;
     faults.insufficientCapacity("c5.large", null, AwsFaults.CapacityType.ON_DEMAND);
-    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT);
   }
 
   @AfterEach

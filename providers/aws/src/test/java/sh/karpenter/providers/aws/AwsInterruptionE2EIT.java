@@ -21,8 +21,8 @@ import sh.karpenter.providers.aws.garbagecollection.InstanceGarbageCollection;
 import sh.karpenter.providers.aws.instance.InstanceProvider;
 import sh.karpenter.providers.aws.interruption.InterruptionMetrics;
 import sh.karpenter.providers.aws.interruption.InterruptionSamples;
-import sh.karpenter.testkit.aws.AwsEmulator;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.controlplane.ControlPlaneTest;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.iam.IamClient;
@@ -47,12 +47,12 @@ class AwsInterruptionE2EIT {
   private String queueUrl;
 
   @BeforeEach
-  void start(KubernetesClient client, AwsEmulator emulator, Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs) {
+  void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam, SqsClient sqs) {
     this.client = client;
     this.sqs = sqs;
     String queue = "interruption-" + UUID.randomUUID().toString().substring(0, 8);
     queueUrl = sqs.createQueue(r -> r.queueName(queue)).queueUrl();
-    e2e = new AwsE2EFixture(client, emulator.clients(), ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT, queue);
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, InstanceGarbageCollection.Settings.DEFAULT, queue);
   }
 
   @AfterEach

@@ -67,7 +67,7 @@ class AwsProvisioningScaleIT {
   void start(KubernetesClient client, AwsFaults faults, Ec2Client ec2, SsmClient ssm, IamClient iam) {
     this.client = client;
     this.faults = faults;
-    e2e = new AwsE2EFixture(client, faults.clients(), ec2, ssm, iam, QUIET, "");
+    e2e = new AwsE2EFixture(client, faults, ec2, ssm, iam, QUIET, "");
   }
 
   @AfterEach
@@ -83,8 +83,7 @@ class AwsProvisioningScaleIT {
   @Test
   void pendingPodsToInstances() throws Exception {
     int count = Integer.getInteger("karpenter.aws.provisioningScale.count", 500);
-    // no voluntary disruption while measuring: moto does not give instances their launch template's
-    // security groups, so an instance the stand-in kubelet has not registered yet looks drifted
+    // no voluntary disruption while measuring
     e2e.createNodeClassAndPool(List.of("c5.large", "m5.large"), "{consolidateAfter: Never, budgets: [{nodes: \"0\"}]}");
 
     long start = System.nanoTime();
