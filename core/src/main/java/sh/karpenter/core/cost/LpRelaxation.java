@@ -289,24 +289,50 @@ final class LpRelaxation {
     meter.charge((long) order.length * (64 - Long.numberOfLeadingZeros(order.length + 1L)));
     List<Kept> result = new ArrayList<>();
     long groupWords = groups.size() / 64 + 1;
+    // Offerings of one type in other zones or capacity types often have the same allocatable and
+    // usable groups: an unbounded offering that dominated (or was) one of them, taken earlier and so
+    // no dearer, dominates the others too, found without the scan.
+    Map<Shape, Kept> dominatorOf = new HashMap<>();
     for (int o : order) {
       CandidateOffering offering = offerings.get(o);
-      meter.charge(result.size() * (dims.length + groupWords));
-      boolean dominated = false;
-      for (Kept k : result) {
-        if (!k.offering.bounded()
-            && k.price() <= offering.price()
-            && atLeast(k.allocatable, allocatable[o])
-            && contains(k.groups, groupsOf[o])) {
-          dominated = true;
-          break;
+      Shape shape = new Shape(allocatable[o], groupsOf[o]);
+      Kept dominator = dominatorOf.get(shape);
+      if (dominator == null) {
+        meter.charge(result.size() * (dims.length + groupWords));
+        for (Kept k : result) {
+          if (!k.offering.bounded()
+              && k.price() <= offering.price()
+              && atLeast(k.allocatable, allocatable[o])
+              && contains(k.groups, groupsOf[o])) {
+            dominator = k;
+            break;
+          }
         }
       }
-      if (!dominated) {
-        result.add(new Kept(offering, allocatable[o], groupsOf[o]));
+      if (dominator != null) {
+        dominatorOf.putIfAbsent(shape, dominator);
+        continue;
+      }
+      Kept kept = new Kept(offering, allocatable[o], groupsOf[o]);
+      result.add(kept);
+      if (!offering.bounded()) {
+        dominatorOf.putIfAbsent(shape, kept);
       }
     }
     return result;
+  }
+
+  /** An offering's scaled allocatable and usable groups, compared by value. */
+  private record Shape(double[] allocatable, BitSet groups) {
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Shape that && Arrays.equals(allocatable, that.allocatable) && groups.equals(that.groups);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * Arrays.hashCode(allocatable) + groups.hashCode();
+    }
   }
 
   private static boolean atLeast(double[] a, double[] b) {

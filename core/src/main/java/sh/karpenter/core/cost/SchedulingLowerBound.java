@@ -61,9 +61,18 @@ public final class SchedulingLowerBound {
     static Relevant of(List<Target> targets) {
       Set<String> keys = new HashSet<>();
       Set<Taint> taints = new HashSet<>();
+      // a template's and a type's requirements are shared by many targets: each object's keys once
+      Set<Requirements> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      Set<List<Taint>> seenTaints = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (Target target : targets) {
-        target.requirements().forEach(r -> keys.addAll(r.keys()));
-        taints.addAll(target.taints());
+        for (Requirements requirements : target.requirements()) {
+          if (seen.add(requirements)) {
+            requirements.addKeysTo(keys);
+          }
+        }
+        if (seenTaints.add(target.taints())) {
+          taints.addAll(target.taints());
+        }
       }
       return new Relevant(keys, taints);
     }
@@ -199,8 +208,13 @@ public final class SchedulingLowerBound {
     if (!Taints.tolerates(target.taints(), pod.tolerations(), true)) {
       return false;
     }
+    List<Requirements> required = target.requirements();
     for (Requirements alternative : alternatives) {
-      if (target.requirements().stream().allMatch(alternative::intersects)) {
+      boolean all = true;
+      for (int i = 0; i < required.size() && all; i++) {
+        all = alternative.intersects(required.get(i));
+      }
+      if (all) {
         return true;
       }
     }
