@@ -241,6 +241,13 @@ public final class Requirements implements Iterable<Requirement> {
     return i >= 0 ? requirements[i] : null;
   }
 
+  /** Adds the defined keys to {@code target}, in insertion order, without building the set {@link #keys()} returns. */
+  public void addKeysTo(java.util.Collection<? super String> target) {
+    for (int i = 0; i < size; i++) {
+      target.add(keys[i]);
+    }
+  }
+
   /** The defined keys, in insertion order. */
   public Set<String> keys() {
     LinkedHashSet<String> result = new LinkedHashSet<>(size * 2);

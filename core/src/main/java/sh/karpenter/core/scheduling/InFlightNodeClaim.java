@@ -161,7 +161,7 @@ final class InFlightNodeClaim {
         return null;
       }
       narrowed = narrowed.copy().add(pod.requirements);
-      changedKeys.addAll(pod.requirements.keys());
+      pod.requirements.addKeysTo(changedKeys);
     }
     String lastError = null;
     for (Requirements volume : alternatives) {
@@ -195,7 +195,7 @@ final class InFlightNodeClaim {
         return fail(why, why == null ? null : "volume requirements " + volume + " conflict with " + candidate);
       }
       candidate = candidate.copy().add(volume);
-      changedKeys.addAll(volume.keys());
+      volume.addKeysTo(changedKeys);
     }
     Topology.Outcome outcome = topology.addRequirements(pod.pod, pod.strictRequirements, candidate, why != null);
     if (outcome.failed()) {
@@ -207,7 +207,7 @@ final class InFlightNodeClaim {
         return fail(why, why == null ? null : "topology requirements " + outcome.requirements() + " conflict with " + candidate);
       }
       candidate = candidate.copy().add(outcome.requirements());
-      changedKeys.addAll(outcome.requirements().keys());
+      outcome.requirements().addKeysTo(changedKeys);
     }
     Placement placement = filter(pod, candidate, changedKeys, candidates, why);
     if (placement != null && outcome.requirements() != null) {

@@ -99,9 +99,13 @@ final class PreparedTemplates {
 
   private static Set<String> allowUndefined(List<NodeClaimTemplate> templates) {
     Set<String> keys = new HashSet<>(Labels.WELL_KNOWN);
+    // NodePools usually share their instance types: each type's keys once
+    Set<InstanceType> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (NodeClaimTemplate template : templates) {
       for (InstanceType type : template.instanceTypes()) {
-        keys.addAll(type.requirements().keys());
+        if (seen.add(type)) {
+          type.requirements().addKeysTo(keys);
+        }
       }
     }
     return Set.copyOf(keys);

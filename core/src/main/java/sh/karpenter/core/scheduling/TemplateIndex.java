@@ -36,6 +36,8 @@ final class TemplateIndex {
   final int[] nameRank;
   /** The types' names, sorted. */
   final String[] namesByRank;
+  /** The type at each position of {@link #namesByRank}. */
+  private final int[] typeByRank;
   final int words;
   final int dimensions;
   /** [dimension][type] */
@@ -99,9 +101,11 @@ final class TemplateIndex {
     Arrays.sort(byName, Comparator.comparing((Integer t) -> types[t].name()));
     this.nameRank = new int[types.length];
     this.namesByRank = new String[types.length];
+    this.typeByRank = new int[types.length];
     for (int r = 0; r < byName.length; r++) {
       nameRank[byName[r]] = r;
       namesByRank[r] = types[byName[r]].name();
+      typeByRank[r] = byName[r];
     }
     this.words = TypeMasks.words(types.length);
     this.dimensions = dimensions;
@@ -116,7 +120,7 @@ final class TemplateIndex {
         capacity[d][t] = cap.milli(d);
       }
       for (Offering offering : types[t].offerings()) {
-        offeringKeys.addAll(offering.requirements().keys());
+        offering.requirements().addKeysTo(offeringKeys);
       }
     }
     this.reservedTypes = new long[words];
@@ -344,25 +348,36 @@ final class TemplateIndex {
     if (pricing == null) {
       Offering[] cheapest = new Offering[types.length];
       List<Set<String>> capacityTypes = new ArrayList<>(types.length);
+      // types share a handful of capacity-type sets: one set per combination
+      Map<Set<String>, Set<String>> shared = new HashMap<>();
+      Set<String> kinds = new TreeSet<>();
       for (int t = 0; t < types.length; t++) {
         cheapest[t] = types[t].cheapestOffering(relevant);
-        Set<String> kinds = new TreeSet<>();
+        kinds.clear();
         for (Offering offering : types[t].offerings()) {
           if (offering.launchable() && offering.capacityType() != null && offering.isCompatible(relevant)) {
             kinds.add(offering.capacityType());
           }
         }
-        capacityTypes.add(Set.copyOf(kinds));
+        Set<String> set = shared.get(kinds);
+        if (set == null) {
+          set = Set.copyOf(kinds);
+          shared.put(set, set);
+        }
+        capacityTypes.add(set);
       }
-      Integer[] order = new Integer[types.length];
-      for (int t = 0; t < order.length; t++) {
-        order[t] = t;
+      // cheapest first, then by name: a stable sort by price of the types in name order
+      double[] priceByRank = new double[types.length];
+      for (int r = 0; r < types.length; r++) {
+        Offering offering = cheapest[typeByRank[r]];
+        priceByRank[r] = offering == null ? Double.MAX_VALUE : offering.price();
       }
-      Arrays.sort(
-          order,
-          java.util.Comparator.<Integer>comparingDouble(t -> cheapest[t] == null ? Double.MAX_VALUE : cheapest[t].price())
-              .thenComparing(t -> types[t].name()));
-      pricing = new Pricing(cheapest, capacityTypes, Arrays.stream(order).mapToInt(Integer::intValue).toArray());
+      int[] ranks = IndexSort.ascending(priceByRank);
+      int[] order = new int[types.length];
+      for (int i = 0; i < order.length; i++) {
+        order[i] = typeByRank[ranks[i]];
+      }
+      pricing = new Pricing(cheapest, capacityTypes, order);
       pricings.put(relevant.frozen(), pricing);
     }
     return pricing;
