@@ -70,6 +70,12 @@ final class CostRepacker {
    * kept while {@link #worth} does not change (during a greedy packing); null otherwise.
    */
   private Map<Integer, int[]> dominantOrders;
+  /**
+   * The same orders while a round of {@link #solvePatterns} prices its patterns (the worth is fixed
+   * until the next round's duals): modes 0 and 1 and the knapsack fill's top-up sort alike. A
+   * reuse charges what the sort would have, so the budget runs out exactly where it did before.
+   */
+  private Map<Integer, int[]> roundOrders;
 
   /**
    * @param podRequests per pod, its requests by resource index
@@ -334,6 +340,15 @@ final class CostRepacker {
    * optimum. Starts from each type's greedy fills and, per class, a node of the type cheapest for it.
    */
   private PatternSolution solvePatterns(List<Integer> types, double[] alone) {
+    roundOrders = new HashMap<>();
+    try {
+      return solvePatternsWithOrders(types, alone);
+    } finally {
+      roundOrders = null;
+    }
+  }
+
+  private PatternSolution solvePatternsWithOrders(List<Integer> types, double[] alone) {
     List<Node> patterns = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     int[] fill = new int[remaining.length];
@@ -381,6 +396,7 @@ final class CostRepacker {
         for (int c = 0; c < worth.length; c++) {
           worth[c] = duals[c];
         }
+        roundOrders.clear();
         List<Node> violated = new ArrayList<>();
         List<Double> gain = new ArrayList<>();
         for (int t : types) {
@@ -410,6 +426,7 @@ final class CostRepacker {
       }
     } finally {
       worth = alone;
+      roundOrders.clear();
     }
     if (lastPatterns != patterns.size()) {
       last = solvePatternLp(patterns);
@@ -659,6 +676,14 @@ final class CostRepacker {
     int[] order;
     if (mode <= 1 && dominantOrders != null) {
       order = dominantOrders.computeIfAbsent(t, k -> densestFirst(t, mode));
+    } else if (mode <= 1 && roundOrders != null) {
+      order = roundOrders.get(t);
+      if (order == null) {
+        order = densestFirst(t, mode);
+        roundOrders.put(t, order);
+      } else {
+        budget.charge(densestFirstSteps());
+      }
     } else {
       order = densestFirst(t, mode);
     }
@@ -682,7 +707,7 @@ final class CostRepacker {
    * {@code mode} takes it; ties by class index, so the order is deterministic.
    */
   private int[] densestFirst(int t, int mode) {
-    budget.charge((long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length));
+    budget.charge(densestFirstSteps());
     double[] key = new double[remaining.length];
     for (int c = 0; c < key.length; c++) {
       double share =
@@ -692,6 +717,10 @@ final class CostRepacker {
       key[c] = -(share == 0 ? 0 : worth[c] / share);
     }
     return IndexSort.ascending(key);
+  }
+
+  private long densestFirstSteps() {
+    return (long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length);
   }
 
   /**
