@@ -177,7 +177,12 @@ public final class Pods {
   }
 
   private static boolean ownedBy(Pod pod, String apiVersion, String kind) {
-    return owners(pod).stream().anyMatch(o -> is(o, apiVersion, kind));
+    for (OwnerReference owner : owners(pod)) {
+      if (is(owner, apiVersion, kind)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean is(OwnerReference owner, String apiVersion, String kind) {

@@ -336,7 +336,12 @@ final class PodConverter {
 
   private static OwnerReference controllerOf(ObjectMeta meta) {
     List<OwnerReference> owners = nullToEmpty(meta.getOwnerReferences());
-    return owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).findFirst().orElse(owners.isEmpty() ? null : owners.getFirst());
+    for (OwnerReference owner : owners) {
+      if (Boolean.TRUE.equals(owner.getController())) {
+        return owner;
+      }
+    }
+    return owners.isEmpty() ? null : owners.getFirst();
   }
 
   private static int weight(Integer weight) {

@@ -2,8 +2,7 @@ package sh.karpenter.controller.snapshot;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -180,6 +179,10 @@ public final class WorkloadPods {
     PodSpec templateSpec = template == null || template.getSpec() == null ? new PodSpec() : template.getSpec();
     List<Pod> pods = new ArrayList<>(indices.size());
     List<PersistentVolumeClaim> claims = new ArrayList<>();
+    // what every replica's metadata shares: immutable copies, and the owner's UID worked out once
+    Map<String, String> labels = copy(templateMeta.getLabels());
+    Map<String, String> annotations = copy(templateMeta.getAnnotations());
+    String ownerUid = meta.getUid() != null ? meta.getUid() : uid(workload.getKind(), namespace, name, -1);
     for (int index : indices) {
       String podName = name + "-" + index;
       PodSpec spec = templateSpec;
@@ -206,23 +209,22 @@ public final class WorkloadPods {
       Pod pod = new Pod();
       pod.setSpec(spec);
       pods.add(pod);
-      pod.setMetadata(
-          new ObjectMetaBuilder()
-              .withNamespace(namespace)
-              .withName(podName)
-              .withUid(uid(workload.getKind(), namespace, name, index))
-              .withLabels(copy(templateMeta.getLabels()))
-              .withAnnotations(copy(templateMeta.getAnnotations()))
-              .withCreationTimestamp(meta.getCreationTimestamp())
-              .withOwnerReferences(
-                  new OwnerReferenceBuilder()
-                      .withApiVersion(workload.getApiVersion())
-                      .withKind(workload.getKind())
-                      .withName(name)
-                      .withUid(Objects.requireNonNullElse(meta.getUid(), uid(workload.getKind(), namespace, name, -1)))
-                      .withController(true)
-                      .build())
-              .build());
+      // plain setters: the builders copy every map and list they are given, per replica
+      OwnerReference owner = new OwnerReference();
+      owner.setApiVersion(workload.getApiVersion());
+      owner.setKind(workload.getKind());
+      owner.setName(name);
+      owner.setUid(ownerUid);
+      owner.setController(true);
+      ObjectMeta podMeta = new ObjectMeta();
+      podMeta.setNamespace(namespace);
+      podMeta.setName(podName);
+      podMeta.setUid(uid(workload.getKind(), namespace, name, index));
+      podMeta.setLabels(labels);
+      podMeta.setAnnotations(annotations);
+      podMeta.setCreationTimestamp(meta.getCreationTimestamp());
+      podMeta.setOwnerReferences(List.of(owner));
+      pod.setMetadata(podMeta);
     }
     return new Expansion(List.copyOf(pods), List.copyOf(claims));
   }
