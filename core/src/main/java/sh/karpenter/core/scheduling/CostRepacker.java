@@ -67,15 +67,15 @@ final class CostRepacker {
   private final int fillModes;
   /**
    * Per type, its classes densest first by dominant share ({@link #densestFirst} of modes 0 and 1),
-   * kept while {@link #worth} does not change (during a greedy packing); null otherwise.
+   * kept while {@link #worth} does not change: during a greedy packing, and during a round of {@link
+   * #solvePatterns} (cleared when the next round's duals change the worth); null otherwise.
    */
   private Map<Integer, int[]> dominantOrders;
   /**
-   * The same orders while a round of {@link #solvePatterns} prices its patterns (the worth is fixed
-   * until the next round's duals): modes 0 and 1 and the knapsack fill's top-up sort alike. A
-   * reuse charges what the sort would have, so the budget runs out exactly where it did before.
+   * Whether a reused order charges the budget what its sort would have: pattern rounds do, so that
+   * their budget runs out where it did when every fill sorted; greedy packings never charged.
    */
-  private Map<Integer, int[]> roundOrders;
+  private boolean chargeReusedOrders;
 
   /**
    * @param podRequests per pod, its requests by resource index
@@ -340,12 +340,7 @@ final class CostRepacker {
    * optimum. Starts from each type's greedy fills and, per class, a node of the type cheapest for it.
    */
   private PatternSolution solvePatterns(List<Integer> types, double[] alone) {
-    roundOrders = new HashMap<>();
-    try {
-      return solvePatternsWithOrders(types, alone);
-    } finally {
-      roundOrders = null;
-    }
+    return withDominantOrders(true, () -> solvePatternsWithOrders(types, alone));
   }
 
   private PatternSolution solvePatternsWithOrders(List<Integer> types, double[] alone) {
@@ -396,7 +391,7 @@ final class CostRepacker {
         for (int c = 0; c < worth.length; c++) {
           worth[c] = duals[c];
         }
-        roundOrders.clear();
+        dominantOrders.clear();
         List<Node> violated = new ArrayList<>();
         List<Double> gain = new ArrayList<>();
         for (int t : types) {
@@ -426,7 +421,6 @@ final class CostRepacker {
       }
     } finally {
       worth = alone;
-      roundOrders.clear();
     }
     if (lastPatterns != patterns.size()) {
       last = solvePatternLp(patterns);
@@ -573,9 +567,15 @@ final class CostRepacker {
    */
   private List<Node> packGreedily(List<Integer> efficient) {
     // Worth stays fixed while packing greedily, so each type's densest-first order is sorted once.
+    return withDominantOrders(false, () -> packGreedilyWithOrders(efficient));
+  }
+
+  /** Runs {@code work} with {@link #dominantOrders} kept (see {@link #chargeReusedOrders}). */
+  private <T> T withDominantOrders(boolean chargeReuse, java.util.function.Supplier<T> work) {
     dominantOrders = new HashMap<>();
+    chargeReusedOrders = chargeReuse;
     try {
-      return packGreedilyWithOrders(efficient);
+      return work.get();
     } finally {
       dominantOrders = null;
     }
@@ -675,13 +675,11 @@ final class CostRepacker {
   private double topUpDensestFirst(int t, int mode, int[] fill, long[] room) {
     int[] order;
     if (mode <= 1 && dominantOrders != null) {
-      order = dominantOrders.computeIfAbsent(t, k -> densestFirst(t, mode));
-    } else if (mode <= 1 && roundOrders != null) {
-      order = roundOrders.get(t);
+      order = dominantOrders.get(t);
       if (order == null) {
         order = densestFirst(t, mode);
-        roundOrders.put(t, order);
-      } else {
+        dominantOrders.put(t, order);
+      } else if (chargeReusedOrders) {
         budget.charge(densestFirstSteps());
       }
     } else {
