@@ -7,6 +7,7 @@ import java.util.BitSet;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -290,33 +291,31 @@ final class LpRelaxation {
     List<Kept> result = new ArrayList<>();
     long groupWords = groups.size() / 64 + 1;
     // Offerings of one type in other zones or capacity types often have the same allocatable and
-    // usable groups: an unbounded offering that dominated (or was) one of them, taken earlier and so
-    // no dearer, dominates the others too, found without the scan.
-    Map<Shape, Kept> dominatorOf = new HashMap<>();
+    // usable groups: once one of them is dominated, or kept unbounded, the unbounded offering that
+    // did it (taken earlier, so no dearer) dominates the later ones too, known without the scan.
+    Set<Shape> covered = new HashSet<>();
     for (int o : order) {
       CandidateOffering offering = offerings.get(o);
       Shape shape = new Shape(allocatable[o], groupsOf[o]);
-      Kept dominator = dominatorOf.get(shape);
-      if (dominator == null) {
-        meter.charge(result.size() * (dims.length + groupWords));
-        for (Kept k : result) {
-          if (!k.offering.bounded()
-              && k.price() <= offering.price()
-              && atLeast(k.allocatable, allocatable[o])
-              && contains(k.groups, groupsOf[o])) {
-            dominator = k;
-            break;
-          }
-        }
-      }
-      if (dominator != null) {
-        dominatorOf.putIfAbsent(shape, dominator);
+      if (covered.contains(shape)) {
         continue;
       }
-      Kept kept = new Kept(offering, allocatable[o], groupsOf[o]);
-      result.add(kept);
-      if (!offering.bounded()) {
-        dominatorOf.putIfAbsent(shape, kept);
+      meter.charge(result.size() * (dims.length + groupWords));
+      boolean dominated = false;
+      for (Kept k : result) {
+        if (!k.offering.bounded()
+            && k.price() <= offering.price()
+            && atLeast(k.allocatable, allocatable[o])
+            && contains(k.groups, groupsOf[o])) {
+          dominated = true;
+          break;
+        }
+      }
+      if (!dominated) {
+        result.add(new Kept(offering, allocatable[o], groupsOf[o]));
+      }
+      if (dominated || !offering.bounded()) {
+        covered.add(shape);
       }
     }
     return result;
