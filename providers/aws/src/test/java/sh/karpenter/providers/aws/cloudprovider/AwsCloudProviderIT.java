@@ -32,6 +32,7 @@ import sh.karpenter.providers.aws.instancetype.InstanceTypeProvider;
 import sh.karpenter.providers.aws.launchtemplate.LaunchTemplateProvider;
 import sh.karpenter.providers.aws.pricing.PricingProvider;
 import sh.karpenter.testkit.aws.AwsEmulatorTest;
+import sh.karpenter.testkit.aws.AwsFaults;
 import sh.karpenter.testkit.aws.ClusterNetwork;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 
@@ -149,16 +150,14 @@ class AwsCloudProviderIT {
   }
 
   @Test
-  void driftFollowsTheStaticHashTheAmiTheSubnetsAndTheSecurityGroups(Ec2Client ec2) {
-    try (Provider provider = Provider.create(ec2)) {
+  void driftFollowsTheStaticHashTheAmiTheSubnetsAndTheSecurityGroups(Ec2Client ec2, AwsFaults faults) {
+    // through the proxy, which gives fleet instances their launch template's security groups as EC2 does
+    try (Ec2Client throughFaults = faults.clients().ec2(); Provider provider = Provider.create(throughFaults)) {
       EC2NodeClass nodeClass = provider.nodeClasses().get("default");
       nodeClass.getMetadata().setAnnotations(new HashMap<>(Map.of(
           AwsAnnotations.EC2_NODE_CLASS_HASH, EC2NodeClassHash.of(nodeClass, null),
           AwsAnnotations.EC2_NODE_CLASS_HASH_VERSION, EC2NodeClassHash.VERSION)));
       Instance instance = provider.cloud().create(request(Requirement.in(Labels.INSTANCE_TYPE, "c5.large")));
-      // moto does not give fleet instances their launch template's security groups (docs/aws-emulator.md); EC2 does
-      String securityGroup = nodeClass.getStatus().getSecurityGroups().get(0).getId();
-      ec2.modifyInstanceAttribute(r -> r.instanceId(InstanceProvider.instanceId(instance.providerId())).groups(securityGroup));
       Map<String, String> claim = instance.annotations();
       assertThat(provider.cloud().driftReason(instance.providerId(), REF, claim)).isEmpty();
 
