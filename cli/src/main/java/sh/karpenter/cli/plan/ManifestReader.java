@@ -85,13 +85,7 @@ public final class ManifestReader {
           Map.entry("storage.k8s.io/v1/CSINode", CSINode.class),
           Map.entry("node.k8s.io/v1/RuntimeClass", RuntimeClass.class));
 
-  private final ObjectMapper strict =
-      JsonMapper.builder()
-          .annotationIntrospector(new NoCatchAllFields())
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-          .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-          .build();
+  private final ObjectMapper strict = strictBinding().addModule(new LazyModelBinders()).build();
   private final Validator validator = Validator.standard();
   private final Consumer<String> warnings;
   private final Manifests.Limits limits;
@@ -169,10 +163,11 @@ public final class ManifestReader {
   }
 
   /**
-   * Builds the binder of a Pod (and so of the pod template every workload holds) on a thread of
-   * its own while this one parses YAML and loads CRD schemas: on a fresh JVM, Jackson's introspection
-   * of the fabric8 pod model is most of the cost of binding. Binding waits for it, or builds it
-   * itself when the warm-up failed (a failure is then reported by binding, as without it).
+   * Starts Jackson's binding on a thread of its own while this one parses YAML and loads CRD
+   * schemas: the initialisation of its classes, the mapper's configuration and the Pod's root binder
+   * (the binders of the model classes a document holds are built when binding first meets them,
+   * {@link LazyModelBinders}). Binding waits for what is being built, or builds it itself when the
+   * warm-up failed (a failure is then reported by binding, as without it).
    */
   private void warmUpPodBinding() {
     BackgroundWork.start(
@@ -191,7 +186,7 @@ public final class ManifestReader {
       bindKarpenterObject(manifest, out);
       return;
     }
-    Class<? extends HasMetadata> type = KINDS.get(manifest.apiVersion() + "/" + manifest.kind());
+    Class<? extends HasMetadata> type = coreKind(manifest.apiVersion(), manifest.kind());
     if (type == null) {
       if (!manifest.kind().endsWith("NodeClass")) { // a cloud provider's NodeClass (EC2NodeClass, ...): a plan needs none
         warnings.accept(manifest.document() + ": kind " + manifest.kind() + " (" + manifest.apiVersion() + ") is not part of a plan; ignored");
@@ -225,6 +220,26 @@ public final class ManifestReader {
         // a NodeClass: NodePools reference it, the plan does not need it
       }
     }
+  }
+
+  /**
+   * The core kind a plan binds for {@code apiVersion} and {@code kind}, or null when a plan does not
+   * use that kind (Karpenter's kinds are the {@link Validator}'s).
+   */
+  static Class<? extends HasMetadata> coreKind(String apiVersion, String kind) {
+    return KINDS.get(apiVersion + "/" + kind);
+  }
+
+  /**
+   * Binding as strict as an API server's strict field validation: unknown fields (the fabric8 models'
+   * catch-all maps turned off), nulls for primitives and numbers for enums are rejected.
+   */
+  static JsonMapper.Builder strictBinding() {
+    return JsonMapper.builder()
+        .annotationIntrospector(new NoCatchAllFields())
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
   }
 
   /** The first error, with the others of the same document appended to its problem. */
