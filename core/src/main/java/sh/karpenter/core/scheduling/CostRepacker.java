@@ -345,7 +345,7 @@ final class CostRepacker {
 
   private PatternSolution solvePatternsWithOrders(List<Integer> types, double[] alone) {
     List<Node> patterns = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
+    Set<PatternKey> seen = new HashSet<>();
     int[] fill = new int[remaining.length];
     for (int t : types) {
       for (int mode = 0; mode < 3; mode++) {
@@ -400,7 +400,7 @@ final class CostRepacker {
               continue;
             }
             double value = mode == fillModes ? fillByKnapsackLp(t, fill) : fillNode(t, mode, fill);
-            if (value > price[t] * (1 + 1e-6) && !seen.contains(key(t, fill))) {
+            if (value > price[t] * (1 + 1e-6) && !seen.contains(new PatternKey(t, fill))) {
               violated.add(new Node(t, fill.clone()));
               gain.add(value / price[t]);
             }
@@ -428,13 +428,23 @@ final class CostRepacker {
     return last == null ? null : new PatternSolution(patterns, last.duals(), duals);
   }
 
-  private static String key(int type, int[] pods) {
-    return type + ":" + Arrays.toString(pods);
+  /** A pattern's identity: its type and pods per class (compared by content; {@code pods} is not copied). */
+  private record PatternKey(int type, int[] pods) {
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof PatternKey key && key.type == type && Arrays.equals(key.pods, pods);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * type + Arrays.hashCode(pods);
+    }
   }
 
-  private static void addPattern(List<Node> patterns, Set<String> seen, int type, int[] pods) {
-    if (seen.add(key(type, pods))) {
-      patterns.add(new Node(type, pods.clone()));
+  private static void addPattern(List<Node> patterns, Set<PatternKey> seen, int type, int[] pods) {
+    int[] copy = pods.clone();
+    if (seen.add(new PatternKey(type, copy))) {
+      patterns.add(new Node(type, copy));
     }
   }
 
