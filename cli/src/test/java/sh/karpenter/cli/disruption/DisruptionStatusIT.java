@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -73,6 +75,36 @@ class DisruptionStatusIT {
     return client.resources(NodeClaim.class).list().getItems().stream()
         .filter(c -> c.getStatus() != null && nodeName.equals(c.getStatus().getNodeName())).findFirst()
         .flatMap(c -> Conditions.get(c.getStatus().getConditions(), ConditionTypes.WHY_NOT_DISRUPTED));
+  }
+
+  /**
+   * The NodeClaims, Nodes and pods, one line each, for a failure's message: CI once saw this test's
+   * pods on Nodes that no NodeClaim named (two Nodes with each NodeClaim's name prefix), and once a
+   * spare NodeClaim.
+   */
+  private static String cluster(KubernetesClient client) {
+    String claims = client.resources(NodeClaim.class).list().getItems().stream()
+        .map(c -> "nodeclaim " + c.getMetadata().getName() + " uid=" + c.getMetadata().getUid()
+            + (c.getStatus() == null ? "" : " providerID=" + c.getStatus().getProviderID() + " nodeName=" + c.getStatus().getNodeName()
+                + " conditions=" + (c.getStatus().getConditions() == null ? "[]"
+                    : c.getStatus().getConditions().stream().map(k -> k.getType() + "=" + k.getStatus()).toList())))
+        .collect(Collectors.joining("\n"));
+    String nodes = client.nodes().list().getItems().stream()
+        .map(n -> "node " + n.getMetadata().getName() + " providerID=" + n.getSpec().getProviderID() + " created=" + n.getMetadata().getCreationTimestamp())
+        .collect(Collectors.joining("\n"));
+    String pods = client.pods().list().getItems().stream()
+        .map(p -> "pod " + p.getMetadata().getName() + " node=" + p.getSpec().getNodeName() + " phase=" + (p.getStatus() == null ? null : p.getStatus().getPhase()))
+        .collect(Collectors.joining("\n"));
+    return claims + "\n" + nodes + "\n" + pods;
+  }
+
+  /** Runs {@code wait}; when it times out, fails with what the cluster holds. */
+  private static void withClusterOnTimeout(KubernetesClient client, Runnable wait) {
+    try {
+      wait.run();
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(e.getMessage() + "\ncluster:\n" + cluster(client), e);
+    }
   }
 
   private static String[] status(ControlPlane controlPlane, String... extra) {
@@ -132,7 +164,7 @@ class DisruptionStatusIT {
     String guardedNode = client.pods().withName("guarded").get().getSpec().getNodeName();
     assertThat(keepNode).isNotEqualTo(guardedNode);
 
-    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
+    withClusterOnTimeout(client, () -> await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() -> {
       assertThat(whyNot(client, keepNode)).hasValueSatisfying(c -> {
         assertThat(c.getStatus()).isEqualTo("True");
         assertThat(c.getReason()).isEqualTo("DoNotDisrupt");
@@ -142,12 +174,12 @@ class DisruptionStatusIT {
         assertThat(c.getReason()).isEqualTo("PodDisruptionBudget");
         assertThat(c.getMessage()).contains("pdb " + namespace + "/guard", "pod " + namespace + "/guarded");
       });
-    });
+    }));
 
     // A spare empty node (seen once in CI: a third NodeClaim a second after the first two) is
     // consolidated away; the reasons asked about here are those of the two nodes that stay.
-    await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() ->
-        assertThat(client.resources(NodeClaim.class).list().getItems()).hasSize(2));
+    withClusterOnTimeout(client, () -> await().atMost(TIMEOUT).pollInterval(POLL).untilAsserted(() ->
+        assertThat(client.resources(NodeClaim.class).list().getItems()).hasSize(2)));
 
     String table = status(controlPlane)[0];
     assertThat(table.lines().filter(l -> l.startsWith(keepNode + " "))).singleElement().asString()
