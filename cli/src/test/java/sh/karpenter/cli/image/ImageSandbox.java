@@ -99,19 +99,36 @@ final class ImageSandbox {
     try {
       while (!process.waitFor(500, TimeUnit.MILLISECONDS)) {
         if (enough.test(Files.readString(out)) || System.nanoTime() > deadline) {
-          process.destroy();
-          if (!process.waitFor(15, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-          }
+          stop(process);
           return new Run(-1, Files.readString(out));
         }
       }
       return new Run(process.exitValue(), Files.readString(out));
     } finally {
-      if (process.isAlive()) {
-        process.destroyForcibly().waitFor();
-      }
+      stop(process);
       Files.deleteIfExists(out);
+    }
+  }
+
+  /**
+   * Kills the run's processes, the command's first, and waits for them to end. Stopping {@code
+   * unshare} alone is not enough: {@code --kill-child} sends its child a parent-death signal, which
+   * {@code chroot --userspec} clears when it changes the user (prctl(2)); the controller went on
+   * running, reparented to init, against the shared control plane (and launched capacity for the
+   * next tests' pods).
+   */
+  private static void stop(Process process) throws InterruptedException {
+    List<ProcessHandle> processes = new ArrayList<>(process.descendants().toList());
+    processes.add(process.toHandle());
+    for (ProcessHandle handle : processes) {
+      handle.destroyForcibly();
+    }
+    for (ProcessHandle handle : processes) {
+      try {
+        handle.onExit().get(15, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("process " + handle.pid() + " of the image run did not end", e);
+      }
     }
   }
 
