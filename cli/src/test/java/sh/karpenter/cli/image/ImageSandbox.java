@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import sh.karpenter.testkit.scripts.ProjectScript;
 
@@ -126,7 +128,7 @@ final class ImageSandbox {
     for (ProcessHandle handle : processes) {
       try {
         handle.onExit().get(15, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      } catch (ExecutionException | TimeoutException e) {
         throw new IllegalStateException("process " + handle.pid() + " of the image run did not end", e);
       }
     }
