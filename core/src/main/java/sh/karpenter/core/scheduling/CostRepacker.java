@@ -76,6 +76,14 @@ final class CostRepacker {
    * their budget runs out where it did when every fill sorted; greedy packings never charged.
    */
   private boolean chargeReusedOrders;
+  /**
+   * Per type and fill mode ({@link #sharesOf}), each class's share of the type, computed when
+   * first needed: shares do not depend on {@link #worth}, which changes with every pattern round.
+   */
+  private final double[][][] shares;
+  /** The order {@link #densestFirst} returned last, and its type: the start of the next sort. */
+  private int[] lastOrder;
+  private int lastOrderType = -1;
 
   /**
    * @param podRequests per pod, its requests by resource index
@@ -112,6 +120,7 @@ final class CostRepacker {
     this.price = price;
     this.shareWeights = shareWeights();
     this.fillModes = 3 + shareWeights.length;
+    this.shares = new double[capacity.length][][];
   }
 
   /** Identical requests make one class. */
@@ -712,19 +721,55 @@ final class CostRepacker {
 
   /**
    * The classes, densest first for type t: worth per share of t, the share as {@link #fillNode}'s
-   * {@code mode} takes it; ties by class index, so the order is deterministic.
+   * {@code mode} takes it; ties by class index, so the order is deterministic. Consecutive calls for
+   * one type (the fill modes of a pricing round, whose weightings differ a little from one mode to
+   * the next) sort by insertion from the previous order, which is nearly sorted already; the result
+   * is the same total order either way.
    */
   private int[] densestFirst(int t, int mode) {
     budget.charge(densestFirstSteps());
+    double[] share = sharesOf(t, mode);
     double[] key = new double[remaining.length];
     for (int c = 0; c < key.length; c++) {
-      double share =
-          mode == 2
-              ? summedShare(classRequests[c], capacity[t], null)
-              : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
-      key[c] = -(share == 0 ? 0 : worth[c] / share);
+      key[c] = -(share[c] == 0 ? 0 : worth[c] / share[c]);
     }
-    return IndexSort.ascending(key);
+    int[] order;
+    if (lastOrderType == t && key.length <= INSERTION_SORT_CLASSES) {
+      order = IndexSort.ascendingFrom(lastOrder, key);
+    } else {
+      order = IndexSort.ascending(key);
+    }
+    lastOrder = order;
+    lastOrderType = t;
+    return order;
+  }
+
+  /** Classes up to which {@link #densestFirst} sorts by insertion from the previous order. */
+  private static final int INSERTION_SORT_CLASSES = 64;
+
+  /**
+   * Each class's share of type t as fill mode {@code mode} takes it (modes 0 and 1 share the
+   * dominant share), computed once per type and mode.
+   */
+  private double[] sharesOf(int t, int mode) {
+    int m = mode <= 1 ? 0 : mode - 1;
+    double[][] ofType = shares[t];
+    if (ofType == null) {
+      ofType = new double[fillModes - 1][];
+      shares[t] = ofType;
+    }
+    double[] share = ofType[m];
+    if (share == null) {
+      share = new double[remaining.length];
+      for (int c = 0; c < share.length; c++) {
+        share[c] =
+            mode == 2
+                ? summedShare(classRequests[c], capacity[t], null)
+                : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
+      }
+      ofType[m] = share;
+    }
+    return share;
   }
 
   private long densestFirstSteps() {
@@ -887,6 +932,11 @@ final class CostRepacker {
 
   /** How many pods of these requests fit in the room. */
   private static int fitting(long[] requests, long[] room) {
+    for (int i = 0; i < room.length; i++) {
+      if (requests[i] > 0 && room[i] < requests[i]) {
+        return 0; // not one pod: no need to divide
+      }
+    }
     long count = Integer.MAX_VALUE;
     for (int i = 0; i < room.length; i++) {
       if (requests[i] > 0) {

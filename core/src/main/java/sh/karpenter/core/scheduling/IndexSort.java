@@ -58,4 +58,30 @@ final class IndexSort {
     }
     return from;
   }
+
+  /**
+   * What {@link #ascending} returns, sorted by insertion starting from {@code start} (a permutation
+   * of the indices, left as it is): quick when {@code start} is nearly in order, quadratic at worst,
+   * so for short keys only.
+   */
+  static int[] ascendingFrom(int[] start, double[] key) {
+    int[] order = start.clone();
+    for (int i = 1; i < order.length; i++) {
+      int index = order[i];
+      double value = key[index];
+      int j = i - 1;
+      while (j >= 0 && after(order[j], key[order[j]], index, value)) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = index;
+    }
+    return order;
+  }
+
+  /** Whether index a (of key ka) comes after index b (of key kb): larger key, or equal key and larger index. */
+  private static boolean after(int a, double ka, int b, double kb) {
+    int compared = Double.compare(ka, kb);
+    return compared > 0 || (compared == 0 && a > b);
+  }
 }
