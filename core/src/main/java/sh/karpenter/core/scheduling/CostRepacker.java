@@ -170,10 +170,14 @@ final class CostRepacker {
       int[] initial = packer.remaining.clone();
       best = packer.packGreedily(efficient);
       if (packer.classRequests.length <= MAX_PATTERN_CLASSES) {
-        System.arraycopy(initial, 0, packer.remaining, 0, initial.length);
-        List<Node> byPatterns = packer.packByPatterns(efficient);
-        if (byPatterns != null && (best == null || packer.priceOf(byPatterns) < packer.priceOf(best))) {
-          best = byPatterns;
+        if (packer.budget.left() < PATTERN_MIN_ROUNDS * packer.pricingRoundSteps(efficient.size())) {
+          outOfBudget = true; // the pattern LP would run out: the greedy packing is kept, as when it does
+        } else {
+          System.arraycopy(initial, 0, packer.remaining, 0, initial.length);
+          List<Node> byPatterns = packer.packByPatterns(efficient);
+          if (byPatterns != null && (best == null || packer.priceOf(byPatterns) < packer.priceOf(best))) {
+            best = byPatterns;
+          }
         }
       }
     } catch (RepackBudget.Exhausted e) {
@@ -258,6 +262,27 @@ final class CostRepacker {
    * cost.BoundBudget}, which this package must not depend on: the bound reads scheduling inputs).
    */
   private static final int MAX_PATTERN_CLASSES = 40;
+
+  /**
+   * Pricing rounds ({@link #pricingRoundSteps}) the steps left after the greedy packing must pay for
+   * before the pattern LP starts; with fewer it is not started, and the packing is the greedy one,
+   * out of budget, as when the LP starts and runs out. On the scenario runner's clusters
+   * (constrained, cost and diverse mixes) and the 5,000-pod cluster of BENCHMARKS.md, every pattern
+   * LP that finished had at least 57 rounds' steps left when it started (and took 1 to 43 rounds'
+   * worth, medians 10 and 14), and every one that ran out had at most 16 left: mostly the re-plans
+   * of a zone's pods of 40 shapes (20 million steps), where starting it cost a cold 5,000-pod plan a
+   * sixth of its time and changed nothing.
+   */
+  private static final int PATTERN_MIN_ROUNDS = 20;
+
+  /**
+   * About the steps of one column-generation round: per type, each fill mode's densest-first sort and
+   * fill, and the knapsack LP.
+   */
+  private long pricingRoundSteps(int types) {
+    long perType = fillModes * (densestFirstSteps() + (long) remaining.length * (dims.length + 1)) + LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1);
+    return types * perType;
+  }
 
   /** Times the pattern LP is solved again on the pods its rounded-down solution left. */
   private static final int PATTERN_ROUNDS = 4;

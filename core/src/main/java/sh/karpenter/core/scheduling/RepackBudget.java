@@ -58,6 +58,11 @@ final class RepackBudget {
     return steps;
   }
 
+  /** The steps that may still be charged. */
+  long left() {
+    return maxSteps - steps;
+  }
+
   /** Steps of sorting {@code n} items. */
   static long sortSteps(int n) {
     return (long) n * (1 + 64 - Long.numberOfLeadingZeros(n));

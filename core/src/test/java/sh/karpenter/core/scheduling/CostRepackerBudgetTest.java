@@ -62,7 +62,10 @@ class CostRepackerBudgetTest {
     assertThat(cut.price()).isEqualTo(Double.POSITIVE_INFINITY);
   }
 
-  /** Between the greedy packing's steps and the whole run's, the greedy packing is kept: complete, never cheaper than the full run's. */
+  /**
+   * Between the greedy packing's steps and the whole run's, the greedy packing is kept: complete,
+   * never cheaper than the full run's. With no steps left after it, the pattern LP is not started.
+   */
   @Test
   void runningOutDuringThePatternLpKeepsTheGreedyPacking() {
     List<long[]> pods = pods();
@@ -82,6 +85,7 @@ class CostRepackerBudgetTest {
     CostRepacker.Packing greedyOnly = CostRepacker.pack(pods, CAPACITY, PRICE, low);
 
     assertThat(greedyOnly.outOfBudget()).isTrue();
+    assertThat(greedyOnly.steps()).as("no step spent on a pattern LP the budget cannot pay for").isEqualTo(low);
     assertThat(greedyOnly.price()).isGreaterThanOrEqualTo(full.price());
     int[] placed = new int[greedyOnly.classMembers().size()];
     for (CostRepacker.Node node : greedyOnly.nodes()) {
