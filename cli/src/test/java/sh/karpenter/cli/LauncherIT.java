@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,33 @@ class LauncherIT {
     assertThat(version.exit()).isZero();
     assertThat(version.err()).isEmpty();
     assertThat(version.out()).startsWith("karpenter ");
+  }
+
+  /**
+   * A plan of more than 256 KiB of manifests runs with tiered compilation (C1 alone below that) and
+   * trains a cache of its own: the small plans' one stays.
+   */
+  @Test
+  void largePlansRunWithTheirOwnOptionsAndCache(@TempDir Path input) throws Exception {
+    try (Stream<Path> examples = Files.list(root.resolve("examples"))) {
+      for (Path file : examples.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        Files.copy(file, input.resolve(file.getFileName()));
+      }
+    }
+    // The same objects in more bytes: a comment of 300 KiB.
+    Files.writeString(input.resolve("nodepools.yaml"), ("# " + "x".repeat(98) + "\n").repeat(3 * 1024), StandardOpenOption.APPEND);
+
+    assertThat(json(plan(cache, null))).isEqualTo(expected);
+    Path small = awaitFile(cache, ".aot");
+
+    Run large = run(cache, null, List.of("plan", "-f", input.toString(), "-o", "json"));
+    assertThat(json(large)).isEqualTo(expected);
+    long deadline = System.nanoTime() + RUN_LIMIT.toNanos();
+    // until the background JVM has moved the second cache in and removed its training file
+    while (!(list(cache).size() == 2 && list(cache).stream().allMatch(f -> f.toString().endsWith(".aot"))) && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+    }
+    assertThat(list(cache)).as("a cache each").hasSize(2).contains(small).allMatch(f -> f.toString().endsWith(".aot"));
   }
 
   @Test
