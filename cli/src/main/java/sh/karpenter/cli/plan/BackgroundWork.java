@@ -6,8 +6,8 @@ import java.util.function.Supplier;
 
 /**
  * Work {@code karpenter plan} runs on a thread of its own while the main thread does something else
- * (the catalogue and the Pod binder's warm-up while the manifests are read): on a fresh JVM
- * both sides are mostly class loading and interpreted code, and a machine has cores.
+ * (the catalogue while the manifests are read): on a fresh JVM both sides are mostly class loading
+ * and interpreted code, and a machine has cores.
  */
 public final class BackgroundWork {
   private BackgroundWork() {}

@@ -111,7 +111,6 @@ public final class ManifestReader {
    *     over its limits, or nothing in it is part of a plan
    */
   public List<PlanManifest> read(List<Path> paths) {
-    warmUpPodBinding();
     List<Path> all = new ArrayList<>();
     List<String> empty = new ArrayList<>();
     Set<Path> seen = new HashSet<>();
@@ -160,25 +159,6 @@ public final class ManifestReader {
     }
     empty.forEach(line -> warnings.accept(line + "; skipped"));
     return objects;
-  }
-
-  /**
-   * Starts Jackson's binding on a thread of its own while this one parses YAML and loads CRD
-   * schemas: the initialisation of its classes, the mapper's configuration and the Pod's root binder
-   * (the binders of the model classes a document holds are built when binding first meets them,
-   * {@link LazyModelBinders}). Binding waits for what is being built, or builds it itself when the
-   * warm-up failed (a failure is then reported by binding, as without it).
-   */
-  private void warmUpPodBinding() {
-    BackgroundWork.start(
-        "plan-bind-warm-up",
-        () -> {
-          try {
-            return strict.readerFor(Pod.class);
-          } catch (RuntimeException e) {
-            return null;
-          }
-        });
   }
 
   private void bind(Manifest manifest, List<PlanManifest> out) {
