@@ -12,7 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 import sh.karpenter.core.catalog.InstanceTypeCatalog;
 import sh.karpenter.core.scheduling.SchedulerOptions;
 
-/** {@link Planner}: the lower bound is the bound of the pods the solve placed. */
+/**
+ * {@link Planner}: the lower bound is the bound of the pods the solve placed; the one computed beside
+ * the solve is used only when it is that one.
+ */
 class PlannerTest {
   private static final InstanceTypeCatalog CATALOGUE = InstanceTypeCatalog.aws();
 
@@ -30,6 +33,7 @@ class PlannerTest {
 
     PlanReport report = plan(planner, Path.of("..", "examples"));
 
+    assertThat(planner.boundBesideSolve()).as("the relaxation guessed the pods placed").isTrue();
     assertThat(report.summary().pendingPods() - report.summary().scheduledPods()).isEqualTo(1);
     assertThat(report.summary().lowerBoundPerHour()).isPositive().isLessThanOrEqualTo(report.summary().costPerHour());
   }
@@ -68,6 +72,7 @@ class PlannerTest {
 
     PlanReport report = plan(planner, file);
 
+    assertThat(planner.boundBesideSolve()).as("the guess was wrong: taken again").isFalse();
     assertThat(report.summary().scheduledPods()).isLessThan(report.summary().pendingPods());
     assertThat(report.summary().scheduledPods()).isPositive();
     assertThat(report.summary().lowerBoundPerHour()).isPositive().isLessThanOrEqualTo(report.summary().costPerHour());

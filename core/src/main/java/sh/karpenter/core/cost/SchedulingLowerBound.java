@@ -1,13 +1,16 @@
 package sh.karpenter.core.cost;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
@@ -120,7 +123,14 @@ public final class SchedulingLowerBound {
    */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods, BoundBudget budget) {
     WorkMeter meter = new WorkMeter(budget);
-    Offerings offerings = Offerings.of(input, meter);
+    return of(placedPods, Offerings.of(input, meter), Map.of(), meter);
+  }
+
+  /**
+   * The bound over {@code placedPods} (any order), asking {@code mayUse} only about constraint keys
+   * {@code known} does not answer; {@code meter} has been charged for listing {@code offerings}.
+   */
+  private static LowerBound of(Collection<Pod> placedPods, Offerings offerings, Map<Object, BitSet> known, WorkMeter meter) {
     List<Pod> pods = new ArrayList<>(placedPods);
     pods.sort(CANONICAL_ORDER);
     Map<Pod, List<Requirements>> alternatives = new IdentityHashMap<>();
@@ -130,8 +140,93 @@ public final class SchedulingLowerBound {
         pod -> keys.computeIfAbsent(pod, offerings.relevant()::key),
         SchedulingLowerBound::onePerNode,
         offerings.offerings(),
-        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), offerings.targets().get(index)),
+        (pod, index) -> {
+          BitSet answers = known.get(keys.computeIfAbsent(pod, offerings.relevant()::key));
+          return answers != null
+              ? answers.get(index)
+              : mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), offerings.targets().get(index));
+        },
         meter);
+  }
+
+  /**
+   * The pending pods of a {@link SchedulingInput} that the bound's relaxation does not rule out, and
+   * what finding them learnt (the offerings, which of them each pod constraint may use), so that
+   * {@link #bound()} does not ask again.
+   */
+  public static final class Guess {
+    private final List<Pod> pods;
+    private final Offerings offerings;
+    private final long offeringSteps;
+    private final Map<Object, BitSet> mayUseByKey;
+    private final BoundBudget budget;
+
+    private Guess(List<Pod> pods, Offerings offerings, long offeringSteps, Map<Object, BitSet> mayUseByKey, BoundBudget budget) {
+      this.pods = List.copyOf(pods);
+      this.offerings = offerings;
+      this.offeringSteps = offeringSteps;
+      this.mayUseByKey = mayUseByKey;
+      this.budget = budget;
+    }
+
+    /** The pods, in the input's order. */
+    public List<Pod> pods() {
+      return pods;
+    }
+
+    /** {@code SchedulingLowerBound.of(input, pods(), budget)}, the same value, without asking offerings again. */
+    public LowerBound bound() {
+      WorkMeter meter = new WorkMeter(budget);
+      meter.charge(offeringSteps); // what listing the offerings charged: the same budget outcome
+      return of(pods, offerings, mayUseByKey, meter);
+    }
+  }
+
+  /**
+   * The pending pods of {@code input} that the bound's relaxation does not rule out: some offering
+   * they may use ({@code mayUse}: requirements and taints) holds their requests. A placement the
+   * scheduler makes is one the relaxation allows, so the pods a solve places are among these; when it
+   * places all of them, {@link Guess#bound()} is the bound of its result, and can be computed while
+   * the solve runs ({@code karpenter plan} does). Empty when {@code budget} does not allow asking
+   * every offering about each distinct pod constraint (the bound itself would then not compare pods
+   * with offerings either).
+   */
+  public static Optional<Guess> guess(SchedulingInput input, BoundBudget budget) {
+    WorkMeter meter = new WorkMeter(budget);
+    try {
+      Offerings offerings = Offerings.of(input, meter);
+      long offeringSteps = meter.steps();
+      List<CandidateOffering> list = offerings.offerings();
+      meter.charge((long) LowerBound.POD_STEPS * input.pendingPods().size());
+      Map<Object, BitSet> mayUseByKey = new HashMap<>();
+      List<Pod> placeable = new ArrayList<>(input.pendingPods().size());
+      for (Pod pod : input.pendingPods()) {
+        BitSet candidates =
+            mayUseByKey.computeIfAbsent(
+                offerings.relevant().key(pod),
+                key -> {
+                  meter.charge((long) list.size() * LowerBound.MAY_USE_STEPS);
+                  List<Requirements> podAlternatives = alternatives(pod);
+                  BitSet mayUse = new BitSet(list.size());
+                  for (int i = 0; i < list.size(); i++) {
+                    if (mayUse(pod, podAlternatives, offerings.targets().get(i))) {
+                      mayUse.set(i);
+                    }
+                  }
+                  return mayUse;
+                });
+        meter.charge(candidates.cardinality());
+        for (int i = candidates.nextSetBit(0); i >= 0; i = candidates.nextSetBit(i + 1)) {
+          if (list.get(i).maxCount() > 0 && pod.requests().fits(list.get(i).allocatable())) {
+            placeable.add(pod);
+            break;
+          }
+        }
+      }
+      return Optional.of(new Guess(placeable, offerings, offeringSteps, mayUseByKey, budget));
+    } catch (WorkMeter.OverBudget e) {
+      return Optional.empty();
+    }
   }
 
   /**

@@ -129,6 +129,34 @@ class SchedulingLowerBoundTest {
   }
 
   /**
+   * The pods the relaxation allows are the pods a solve places when nothing but requirements,
+   * taints and resources stops it: the bound over them, computed before the solve, is the bound of
+   * its result.
+   */
+  @Test
+  void thePodsTheRelaxationAllowsAreThePodsASolvePlaces() {
+    List<Pod> pods = mixedPods(200);
+    SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+
+    SchedulingLowerBound.Guess guess = SchedulingLowerBound.guess(input, BoundBudget.DEFAULT).orElseThrow();
+    List<Pod> placed = new Scheduler(input).solve().placedPods();
+
+    assertThat(guess.pods()).hasSize(160).doesNotContain(pods.get(2), pods.get(200), pods.get(201));
+    assertThat(placed).containsExactlyInAnyOrderElementsOf(guess.pods());
+    assertThat(guess.bound()).isEqualTo(SchedulingLowerBound.of(input, placed)).isEqualTo(SchedulingLowerBound.of(input, guess.pods()));
+    assertThat(guess.bound().perHour()).isPositive();
+  }
+
+  /** Without the budget to ask every offering about each pod constraint, there is no guess. */
+  @Test
+  void theGuessStaysWithinTheBudget() {
+    List<Pod> pods = mixedPods(50);
+    SchedulingInput input = new SchedulingInput(List.of(POOL), List.of(), pods, List.of(), null, SchedulerOptions.DEFAULT);
+
+    assertThat(SchedulingLowerBound.guess(input, BoundBudget.DEFAULT.withMaxSteps(1000))).isEmpty();
+  }
+
+  /**
    * The bound prices offerings as the scheduler does, at launchable ones (upstream v1.15
    * Launchable): a reserved offering whose reservation is full is available but launches nothing, so
    * it must not pull the bound below what the scheduler can pay; with capacity left it counts.
