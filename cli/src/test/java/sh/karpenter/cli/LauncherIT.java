@@ -91,12 +91,42 @@ class LauncherIT {
 
     Run large = run(cache, null, List.of("plan", "-f", input.toString(), "-o", "json"));
     assertThat(json(large)).isEqualTo(expected);
+    awaitSecondCache(small);
+  }
+
+  /** So does a small file whose workloads ask for more than 10,000 replicas. */
+  @Test
+  void manyReplicasRunWithTheLargePlansOptions(@TempDir Path input) throws Exception {
+    Files.copy(root.resolve("examples/nodepools.yaml"), input.resolve("nodepools.yaml"));
+    Files.writeString(
+        input.resolve("many.yaml"),
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: many, namespace: default}
+        spec:
+          replicas: 10001
+          selector: {matchLabels: {app: many}}
+          template:
+            metadata: {labels: {app: many}}
+            spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 10m, memory: 16Mi}}}]}
+        """);
+
+    assertThat(json(plan(cache, null))).isEqualTo(expected);
+    Path small = awaitFile(cache, ".aot");
+
+    Run many = run(cache, null, List.of("plan", "-f", input.toString(), "-o", "json"));
+    assertThat(json(many).at("/summary/pendingPods").asInt()).isEqualTo(10001);
+    awaitSecondCache(small);
+  }
+
+  /** Waits until the background JVM has moved a second cache in beside {@code first} and removed its training file. */
+  private void awaitSecondCache(Path first) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + RUN_LIMIT.toNanos();
-    // until the background JVM has moved the second cache in and removed its training file
     while (!(list(cache).size() == 2 && list(cache).stream().allMatch(f -> f.toString().endsWith(".aot"))) && System.nanoTime() < deadline) {
       Thread.sleep(500);
     }
-    assertThat(list(cache)).as("a cache each").hasSize(2).contains(small).allMatch(f -> f.toString().endsWith(".aot"));
+    assertThat(list(cache)).as("a cache each").hasSize(2).contains(first).allMatch(f -> f.toString().endsWith(".aot"));
   }
 
   @Test
