@@ -78,11 +78,7 @@ class LauncherIT {
    */
   @Test
   void largePlansRunWithTheirOwnOptionsAndCache(@TempDir Path input) throws Exception {
-    try (Stream<Path> examples = Files.list(root.resolve("examples"))) {
-      for (Path file : examples.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-        Files.copy(file, input.resolve(file.getFileName()));
-      }
-    }
+    copyExamples(input);
     // The same objects in more bytes: a comment of 300 KiB.
     Files.writeString(input.resolve("nodepools.yaml"), ("# " + "x".repeat(98) + "\n").repeat(3 * 1024), StandardOpenOption.APPEND);
 
@@ -94,30 +90,27 @@ class LauncherIT {
     awaitSecondCache(small);
   }
 
-  /** So does a small file whose workloads ask for more than 10,000 replicas. */
+  /** So does a small file whose workloads ask for more than 10,000 replicas: the examples with one Deployment scaled up. */
   @Test
   void manyReplicasRunWithTheLargePlansOptions(@TempDir Path input) throws Exception {
-    Files.copy(root.resolve("examples/nodepools.yaml"), input.resolve("nodepools.yaml"));
-    Files.writeString(
-        input.resolve("many.yaml"),
-        """
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {name: many, namespace: default}
-        spec:
-          replicas: 10001
-          selector: {matchLabels: {app: many}}
-          template:
-            metadata: {labels: {app: many}}
-            spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 10m, memory: 16Mi}}}]}
-        """);
+    copyExamples(input);
+    Path web = input.resolve("web.yaml");
+    Files.writeString(web, Files.readString(web).replaceFirst("replicas: \\d+", "replicas: 10001"));
 
     assertThat(json(plan(cache, null))).isEqualTo(expected);
     Path small = awaitFile(cache, ".aot");
 
     Run many = run(cache, null, List.of("plan", "-f", input.toString(), "-o", "json"));
-    assertThat(json(many).at("/summary/pendingPods").asInt()).isEqualTo(10001);
+    assertThat(json(many).at("/summary/pendingPods").asInt()).isGreaterThan(10000);
     awaitSecondCache(small);
+  }
+
+  private static void copyExamples(Path into) throws IOException {
+    try (Stream<Path> examples = Files.list(root.resolve("examples"))) {
+      for (Path file : examples.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        Files.copy(file, into.resolve(file.getFileName()));
+      }
+    }
   }
 
   /** Waits until the background JVM has moved a second cache in beside {@code first} and removed its training file. */
