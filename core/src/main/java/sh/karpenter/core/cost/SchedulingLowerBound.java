@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import sh.karpenter.core.instancetype.InstanceType;
 import sh.karpenter.core.instancetype.Offering;
 import sh.karpenter.core.pod.Pod;
@@ -123,30 +124,21 @@ public final class SchedulingLowerBound {
    */
   public static LowerBound of(SchedulingInput input, Collection<Pod> placedPods, BoundBudget budget) {
     WorkMeter meter = new WorkMeter(budget);
-    return of(placedPods, Offerings.of(input, meter), Map.of(), meter);
+    Offerings offerings = Offerings.of(input, meter);
+    Map<Pod, List<Requirements>> alternatives = new IdentityHashMap<>();
+    return of(
+        placedPods,
+        offerings,
+        (pod, index) -> mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), offerings.targets().get(index)),
+        meter);
   }
 
-  /**
-   * The bound over {@code placedPods} (any order), asking {@code mayUse} only about constraint keys
-   * {@code known} does not answer; {@code meter} has been charged for listing {@code offerings}.
-   */
-  private static LowerBound of(Collection<Pod> placedPods, Offerings offerings, Map<Object, BitSet> known, WorkMeter meter) {
+  /** The bound over {@code placedPods} (any order); {@code meter} has been charged for listing {@code offerings}. */
+  private static LowerBound of(Collection<Pod> placedPods, Offerings offerings, BiPredicate<Pod, Integer> mayUse, WorkMeter meter) {
     List<Pod> pods = new ArrayList<>(placedPods);
     pods.sort(CANONICAL_ORDER);
-    Map<Pod, List<Requirements>> alternatives = new IdentityHashMap<>();
     Map<Pod, Object> keys = new IdentityHashMap<>();
-    return LowerBound.forPods(
-        pods,
-        pod -> keys.computeIfAbsent(pod, offerings.relevant()::key),
-        SchedulingLowerBound::onePerNode,
-        offerings.offerings(),
-        (pod, index) -> {
-          BitSet answers = known.get(keys.computeIfAbsent(pod, offerings.relevant()::key));
-          return answers != null
-              ? answers.get(index)
-              : mayUse(pod, alternatives.computeIfAbsent(pod, SchedulingLowerBound::alternatives), offerings.targets().get(index));
-        },
-        meter);
+    return LowerBound.forPods(pods, pod -> keys.computeIfAbsent(pod, offerings.relevant()::key), SchedulingLowerBound::onePerNode, offerings.offerings(), mayUse, meter);
   }
 
   /**
@@ -178,7 +170,8 @@ public final class SchedulingLowerBound {
     public LowerBound bound() {
       WorkMeter meter = new WorkMeter(budget);
       meter.charge(offeringSteps); // what listing the offerings charged: the same budget outcome
-      return of(pods, offerings, mayUseByKey, meter);
+      Map<Pod, BitSet> known = new IdentityHashMap<>();
+      return of(pods, offerings, (pod, index) -> known.computeIfAbsent(pod, p -> mayUseByKey.get(offerings.relevant().key(p))).get(index), meter);
     }
   }
 

@@ -77,10 +77,12 @@ final class CostRepacker {
    */
   private boolean chargeReusedOrders;
   /**
-   * Per type and fill mode ({@link #sharesOf}), each class's share of the type, computed when
-   * first needed: shares do not depend on {@link #worth}, which changes with every pattern round.
+   * Per type, each class's share of it as fill modes 0 and 1 take it, and as the other modes do
+   * ({@link #sharesOf}), computed when first needed: shares do not depend on {@link #worth}, which
+   * changes with every pattern round. Only pattern rounds use the other modes.
    */
-  private final double[][][] shares;
+  private final double[][] dominantShares;
+  private final double[][][] otherShares;
   /** The order {@link #densestFirst} returned last, and its type: the start of the next sort. */
   private int[] lastOrder;
   private int lastOrderType = -1;
@@ -120,7 +122,8 @@ final class CostRepacker {
     this.price = price;
     this.shareWeights = shareWeights();
     this.fillModes = 3 + shareWeights.length;
-    this.shares = new double[capacity.length][][];
+    this.dominantShares = new double[capacity.length][];
+    this.otherShares = new double[capacity.length][][];
   }
 
   /** Identical requests make one class. */
@@ -280,8 +283,7 @@ final class CostRepacker {
    * fill, and the knapsack LP.
    */
   private long pricingRoundSteps(int types) {
-    long perType = fillModes * (densestFirstSteps() + (long) remaining.length * (dims.length + 1)) + LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1);
-    return types * perType;
+    return types * (fillModes * (densestFirstSteps() + classScanSteps()) + LP_STEPS_PER_ENTRY * classScanSteps());
   }
 
   /** Times the pattern LP is solved again on the pods its rounded-down solution left. */
@@ -690,7 +692,7 @@ final class CostRepacker {
     long[] room = capacity[t].clone();
     Arrays.fill(fill, 0);
     if (mode == 1 && someSliceFits(room)) {
-      budget.charge(SLICE_SEARCH_STEPS * (long) remaining.length * (dims.length + 1));
+      budget.charge(SLICE_SEARCH_STEPS * classScanSteps());
       double low = 0;
       double high = 1;
       for (int step = 0; step < SLICE_SEARCH_STEPS; step++) {
@@ -729,7 +731,7 @@ final class CostRepacker {
     } else {
       order = densestFirst(t, mode);
     }
-    budget.charge((long) remaining.length * (dims.length + 1));
+    budget.charge(classScanSteps());
     double carried = 0;
     for (int c : order) {
       int count = remaining[c] == fill[c] ? 0 : Math.min(remaining[c] - fill[c], fitting(classRequests[c], room));
@@ -773,32 +775,41 @@ final class CostRepacker {
   private static final int INSERTION_SORT_CLASSES = 64;
 
   /**
-   * Each class's share of type t as fill mode {@code mode} takes it (modes 0 and 1 share the
-   * dominant share), computed once per type and mode.
+   * Each class's share of type t as fill mode {@code mode} takes it (modes 0 and 1: the dominant
+   * share), computed once per type and mode.
    */
   private double[] sharesOf(int t, int mode) {
-    int m = mode <= 1 ? 0 : mode - 1;
-    double[][] ofType = shares[t];
-    if (ofType == null) {
-      ofType = new double[fillModes - 1][];
-      shares[t] = ofType;
+    if (mode <= 1) {
+      if (dominantShares[t] == null) {
+        dominantShares[t] = new double[remaining.length];
+        for (int c = 0; c < remaining.length; c++) {
+          dominantShares[t][c] = dominantShare(classRequests[c], capacity[t]);
+        }
+      }
+      return dominantShares[t];
     }
-    double[] share = ofType[m];
+    if (otherShares[t] == null) {
+      otherShares[t] = new double[fillModes - 2][];
+    }
+    double[] share = otherShares[t][mode - 2];
     if (share == null) {
       share = new double[remaining.length];
       for (int c = 0; c < share.length; c++) {
-        share[c] =
-            mode == 2
-                ? summedShare(classRequests[c], capacity[t], null)
-                : mode > 2 ? summedShare(classRequests[c], capacity[t], shareWeights[mode - 3]) : dominantShare(classRequests[c], capacity[t]);
+        share[c] = summedShare(classRequests[c], capacity[t], mode == 2 ? null : shareWeights[mode - 3]);
       }
-      ofType[m] = share;
+      otherShares[t][mode - 2] = share;
     }
     return share;
   }
 
+
   private long densestFirstSteps() {
-    return (long) remaining.length * (dims.length + 1) + RepackBudget.sortSteps(remaining.length);
+    return classScanSteps() + RepackBudget.sortSteps(remaining.length);
+  }
+
+  /** Steps of one pass over the classes, looking at each dimension of each. */
+  private long classScanSteps() {
+    return (long) remaining.length * (dims.length + 1);
   }
 
   /**
@@ -808,7 +819,7 @@ final class CostRepacker {
    * fills miss, e.g. memory-heavy pods leaving just the room cpu-heavy ones need.
    */
   private double fillByKnapsackLp(int t, int[] fill) {
-    budget.charge(LP_STEPS_PER_ENTRY * remaining.length * (long) (dims.length + 1));
+    budget.charge(LP_STEPS_PER_ENTRY * classScanSteps());
     Arrays.fill(fill, 0);
     double[] upper = new double[remaining.length];
     boolean any = false;
@@ -929,7 +940,7 @@ final class CostRepacker {
    * the bisection's.
    */
   private boolean someSliceFits(long[] room) {
-    budget.charge((long) remaining.length * (dims.length + 1));
+    budget.charge(classScanSteps());
     int most = 0;
     for (int left : remaining) {
       most = Math.max(most, left);
