@@ -41,15 +41,14 @@ public final class CliLogging extends ContextAwareBase implements Configurator {
     stderr.setEncoder(encoder);
     stderr.start();
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    root.setLevel(level());
+    root.setLevel(level(System.getProperty("KARPENTER_LOG_LEVEL", System.getenv("KARPENTER_LOG_LEVEL"))));
     root.addAppender(stderr);
     context.getLogger("io.fabric8").setLevel(Level.WARN);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
   }
 
-  /** {@code KARPENTER_LOG_LEVEL}, as a system property or else from the environment; WARN when unset or not a level. */
-  static Level level() {
-    String value = System.getProperty("KARPENTER_LOG_LEVEL", System.getenv("KARPENTER_LOG_LEVEL"));
+  /** The level a {@code KARPENTER_LOG_LEVEL} value names; WARN when unset or not a level. */
+  static Level level(String value) {
     return value == null ? Level.WARN : Level.toLevel(value.trim(), Level.WARN);
   }
 }

@@ -177,7 +177,7 @@ class DisruptionStatusIT {
 
     // One NodeClaim per pod and no more. (A spare one seen in CI came from a controller that
     // ContainerImageIT left running against the same control plane; ImageSandbox now stops it.)
-    assertThat(client.resources(NodeClaim.class).list().getItems()).as("cluster:%n%s", cluster(client)).hasSize(2);
+    assertThat(client.resources(NodeClaim.class).list().getItems()).as(() -> "cluster:\n" + cluster(client)).hasSize(2);
 
     String table = status(controlPlane)[0];
     assertThat(table.lines().filter(l -> l.startsWith(keepNode + " "))).singleElement().asString()

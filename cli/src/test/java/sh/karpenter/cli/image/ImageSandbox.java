@@ -101,8 +101,7 @@ final class ImageSandbox {
     try {
       while (!process.waitFor(500, TimeUnit.MILLISECONDS)) {
         if (enough.test(Files.readString(out)) || System.nanoTime() > deadline) {
-          stop(process);
-          return new Run(-1, Files.readString(out));
+          return new Run(-1, Files.readString(out)); // stopped below
         }
       }
       return new Run(process.exitValue(), Files.readString(out));
@@ -113,11 +112,11 @@ final class ImageSandbox {
   }
 
   /**
-   * Kills the run's processes, the command's first, and waits for them to end. Stopping {@code
-   * unshare} alone is not enough: {@code --kill-child} sends its child a parent-death signal, which
-   * {@code chroot --userspec} clears when it changes the user (prctl(2)); the controller went on
-   * running, reparented to init, against the shared control plane (and launched capacity for the
-   * next tests' pods).
+   * Kills the run's processes, the command's descendants before the command, and waits for them to
+   * end (at once when they have). Stopping {@code unshare} alone is not enough: {@code --kill-child}
+   * sends its child a parent-death signal, which {@code chroot --userspec} clears when it changes the
+   * user (prctl(2)); the controller went on running, reparented to init, against the shared control
+   * plane (and launched capacity for the next tests' pods).
    */
   private static void stop(Process process) throws InterruptedException {
     List<ProcessHandle> processes = new ArrayList<>(process.descendants().toList());

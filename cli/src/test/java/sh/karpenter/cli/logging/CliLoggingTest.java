@@ -17,40 +17,36 @@ class CliLoggingTest {
     assertThat(ServiceLoader.load(Configurator.class).stream().map(ServiceLoader.Provider::type)).contains(CliLogging.class);
   }
 
-  /** What the CLI's logback.xml said: stderr only, the pattern, root at KARPENTER_LOG_LEVEL or WARN, fabric8 at WARN. */
+  /** What the CLI's logback.xml said: stderr only, the pattern, root at KARPENTER_LOG_LEVEL, fabric8 at WARN. */
   @Test
-  void linesGoToStderrAtWarnByDefault() {
-    LoggerContext context = new LoggerContext();
-    CliLogging logging = new CliLogging();
-    logging.setContext(context);
+  void linesGoToStderrAtTheGivenLevel() {
+    String before = System.getProperty("KARPENTER_LOG_LEVEL");
+    System.setProperty("KARPENTER_LOG_LEVEL", "error"); // a system property wins over the environment
+    try {
+      LoggerContext context = new LoggerContext();
+      CliLogging logging = new CliLogging();
+      logging.setContext(context);
 
-    assertThat(logging.configure(context)).isEqualTo(Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
+      assertThat(logging.configure(context)).isEqualTo(Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
 
-    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    assertThat(root.getLevel()).isEqualTo(CliLogging.level());
-    assertThat(context.getLogger("io.fabric8").getLevel()).isEqualTo(Level.WARN);
-    ConsoleAppender<?> stderr = (ConsoleAppender<?>) root.getAppender("STDERR");
-    assertThat(stderr.isStarted()).isTrue();
-    assertThat(stderr.getTarget()).isEqualTo("System.err");
-    assertThat(((PatternLayoutEncoder) stderr.getEncoder()).getPattern()).isEqualTo("%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n");
-    assertThat(root.iteratorForAppenders()).toIterable().hasSize(1);
+      Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+      assertThat(root.getLevel()).isEqualTo(Level.ERROR);
+      assertThat(context.getLogger("io.fabric8").getLevel()).isEqualTo(Level.WARN);
+      ConsoleAppender<?> stderr = (ConsoleAppender<?>) root.getAppender("STDERR");
+      assertThat(stderr.isStarted()).isTrue();
+      assertThat(stderr.getTarget()).isEqualTo("System.err");
+      assertThat(((PatternLayoutEncoder) stderr.getEncoder()).getPattern()).isEqualTo("%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n");
+      assertThat(root.iteratorForAppenders()).toIterable().hasSize(1);
+    } finally {
+      restore("KARPENTER_LOG_LEVEL", before);
+    }
   }
 
   @Test
-  void theLevelComesFromKarpenterLogLevelAndFallsBackToWarn() {
-    String before = System.getProperty("KARPENTER_LOG_LEVEL");
-    try {
-      System.setProperty("KARPENTER_LOG_LEVEL", " debug ");
-      assertThat(CliLogging.level()).isEqualTo(Level.DEBUG);
-      System.setProperty("KARPENTER_LOG_LEVEL", "loud");
-      assertThat(CliLogging.level()).isEqualTo(Level.WARN);
-    } finally {
-      if (before == null) {
-        System.clearProperty("KARPENTER_LOG_LEVEL");
-      } else {
-        System.setProperty("KARPENTER_LOG_LEVEL", before);
-      }
-    }
+  void theLevelIsWarnUnlessAValidOneIsGiven() {
+    assertThat(CliLogging.level(null)).isEqualTo(Level.WARN);
+    assertThat(CliLogging.level(" debug ")).isEqualTo(Level.DEBUG);
+    assertThat(CliLogging.level("loud")).isEqualTo(Level.WARN);
   }
 
   @Test
@@ -64,11 +60,15 @@ class CliLoggingTest {
       assertThat(logging.configure(context)).isEqualTo(Configurator.ExecutionStatus.INVOKE_NEXT_IF_ANY);
       assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders()).toIterable().isEmpty();
     } finally {
-      if (before == null) {
-        System.clearProperty("logback.configurationFile");
-      } else {
-        System.setProperty("logback.configurationFile", before);
-      }
+      restore("logback.configurationFile", before);
+    }
+  }
+
+  private static void restore(String property, String value) {
+    if (value == null) {
+      System.clearProperty(property);
+    } else {
+      System.setProperty(property, value);
     }
   }
 }
