@@ -37,6 +37,7 @@ class ScriptFailureTest {
           "scripts/aws-emulator",
           "scripts/test",
           "scripts/java-home",
+          "scripts/lib/java-home.sh",
           "scripts/upstream-titles",
           "scripts/lib/strict.sh",
           "scripts/lib/upstream.sh",
