@@ -42,6 +42,7 @@ final class HostnameCaps {
   private final List<Cap> caps = new ArrayList<>();
   private final Set<LabelSelector> pinningSelectors = new HashSet<>();
   private final Set<Pod> pinnedOwners = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Map<Map<String, String>, int[]> capsByLabels = new IdentityHashMap<>();
 
   private HostnameCaps() {}
 
@@ -106,12 +107,20 @@ final class HostnameCaps {
     return caps;
   }
 
-  /** The indices into {@link #caps()} of the caps whose selector matches the pod. */
+  /**
+   * The indices into {@link #caps()} of the caps whose selector matches the pod. Remembered per
+   * label set (the same map object: a workload's replicas share their template's), as the post-pass
+   * asks for every pod of a domain several times.
+   */
   int[] capsOf(Pod pod) {
+    return capsByLabels.computeIfAbsent(pod.labels(), this::matching);
+  }
+
+  private int[] matching(Map<String, String> labels) {
     int[] matched = new int[caps.size()];
     int n = 0;
     for (int i = 0; i < caps.size(); i++) {
-      if (caps.get(i).selector().matches(pod.labels())) {
+      if (caps.get(i).selector().matches(labels)) {
         matched[n++] = i;
       }
     }

@@ -48,7 +48,23 @@ public final class Topology {
 
   private record BoundPod(Pod pod, String nodeName, Map<String, String> nodeLabels, Requirements node, List<Taint> taints) {}
 
-  /** Groups relevant to one pod, cached until the set of groups changes. */
+  /**
+   * What decides which groups select a pod: its namespace and its label set, as the map object (a
+   * workload's replicas share their template's), so the groups are looked up once per workload.
+   */
+  private record LabelSet(String namespace, Map<String, String> labels) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof LabelSet other && other.labels == labels && other.namespace.equals(namespace);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * System.identityHashCode(labels) + namespace.hashCode();
+    }
+  }
+
+  /** Groups relevant to one label set, cached until the set of groups changes. */
   private static final class PodGroups {
     final int version;
     final List<TopologyGroup> selecting = new ArrayList<>(); // regular groups that count the pod
@@ -71,7 +87,7 @@ public final class Topology {
   private final Map<String, Set<String>> registered = new HashMap<>();
   private final Map<String, List<TopologyGroup>> owned = new HashMap<>();
   private final Map<String, List<TopologyGroup>> ownedInverse = new HashMap<>();
-  private final Map<String, PodGroups> podGroups = new HashMap<>();
+  private final Map<LabelSet, PodGroups> podGroups = new HashMap<>();
   private final List<BoundPod> boundPods = new ArrayList<>();
   private int version;
 
@@ -353,7 +369,8 @@ public final class Topology {
   }
 
   private PodGroups groupsFor(Pod pod) {
-    PodGroups cached = podGroups.get(pod.uid());
+    LabelSet key = new LabelSet(pod.namespace(), pod.labels());
+    PodGroups cached = podGroups.get(key);
     if (cached != null && cached.version == version) {
       return cached;
     }
@@ -368,7 +385,7 @@ public final class Topology {
         fresh.inverseSelecting.add(group);
       }
     }
-    podGroups.put(pod.uid(), fresh);
+    podGroups.put(key, fresh);
     return fresh;
   }
 
