@@ -118,6 +118,8 @@ public final class BoundedSimplex {
     private final boolean[] preferred;
     /** The ratio test's limit per row, for the pivot being chosen. */
     private final double[] limits;
+    /** The pivot row's nonzero columns, for the pivot being made. */
+    private final int[] nonzero;
 
     Run(double[] c, double[][] a, double[] b, double[] upper, boolean[] preferred) {
       this.preferred = preferred;
@@ -125,6 +127,7 @@ public final class BoundedSimplex {
       m = b.length;
       n = c.length;
       width = n + m;
+      nonzero = new int[width];
       tableau = new double[m][width];
       for (int i = 0; i < m; i++) {
         System.arraycopy(a[i], 0, tableau[i], 0, n);
@@ -258,11 +261,20 @@ public final class BoundedSimplex {
       return best;
     }
 
+    /**
+     * Pivots on row r, column q. The pivot row is mostly zeros (a column's classes, and the slacks of
+     * the rows pivoted on so far), so the other rows are updated only at its nonzero columns: the
+     * same values as a full sweep, which would subtract zeros.
+     */
     private void pivot(int r, int q) {
       double[] pivotRow = tableau[r];
       double scale = 1 / pivotRow[q];
+      int nonzeros = 0;
       for (int j = 0; j < width; j++) {
-        pivotRow[j] *= scale;
+        if (pivotRow[j] != 0) {
+          pivotRow[j] *= scale;
+          nonzero[nonzeros++] = j;
+        }
       }
       pivotRow[q] = 1;
       for (int i = 0; i < m; i++) {
@@ -272,14 +284,16 @@ public final class BoundedSimplex {
         double[] row = tableau[i];
         double factor = row[q];
         if (factor != 0) {
-          for (int j = 0; j < width; j++) {
+          for (int k = 0; k < nonzeros; k++) {
+            int j = nonzero[k];
             row[j] -= factor * pivotRow[j];
           }
           row[q] = 0;
         }
       }
       double factor = reduced[q];
-      for (int j = 0; j < width; j++) {
+      for (int k = 0; k < nonzeros; k++) {
+        int j = nonzero[k];
         reduced[j] -= factor * pivotRow[j];
       }
       reduced[q] = 0;
