@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
 import sh.karpenter.core.pod.Pod;
@@ -214,7 +215,18 @@ public record LowerBound(
       List<CandidateOffering> offerings,
       BiPredicate<Pod, Integer> mayUse,
       WorkMeter meter) {
-    record Shape(Object key, Resources requests, Object onePerNode) {}
+    record Shape(Object key, Resources requests, Object onePerNode) {
+      // equals and hashCode written out, as Taint's
+      @Override
+      public boolean equals(Object o) {
+        return o instanceof Shape s && Objects.equals(key, s.key) && requests.equals(s.requests) && Objects.equals(onePerNode, s.onePerNode);
+      }
+
+      @Override
+      public int hashCode() {
+        return (31 * Objects.hashCode(key) + requests.hashCode()) * 31 + Objects.hashCode(onePerNode);
+      }
+    }
     meter.charge((long) POD_STEPS * pods.size());
     Map<Object, BitSet> candidatesByKey = new HashMap<>();
     Map<Shape, Aggregate> byShape = new LinkedHashMap<>();

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
@@ -160,7 +161,18 @@ final class LpRelaxation {
     meter.charge((long) classes.size() + offerings.size());
     // Classes merge only within one one-per-node group (or among uncapped classes): merging two
     // groups would forbid their pods to share a node, which plans may do.
-    record MergeKey(BitSet candidates, Object onePerNode) {}
+    record MergeKey(BitSet candidates, Object onePerNode) {
+      // equals and hashCode written out, as Taint's
+      @Override
+      public boolean equals(Object o) {
+        return o instanceof MergeKey k && candidates.equals(k.candidates) && Objects.equals(onePerNode, k.onePerNode);
+      }
+
+      @Override
+      public int hashCode() {
+        return 31 * candidates.hashCode() + Objects.hashCode(onePerNode);
+      }
+    }
     Map<Resources, Map<MergeKey, Long>> merged = new LinkedHashMap<>();
     for (DemandClass c : classes) {
       if (c.podCount() > 0 && !c.requests().isZero()) {
@@ -198,7 +210,18 @@ final class LpRelaxation {
                 return distinctAllocatable.size() - 1;
               });
     }
-    record UsableKey(BitSet candidates, BitSet fits) {}
+    record UsableKey(BitSet candidates, BitSet fits) {
+      // equals and hashCode written out, as Taint's
+      @Override
+      public boolean equals(Object o) {
+        return o instanceof UsableKey k && candidates.equals(k.candidates) && fits.equals(k.fits);
+      }
+
+      @Override
+      public int hashCode() {
+        return 31 * candidates.hashCode() + fits.hashCode();
+      }
+    }
     meter.charge((long) merged.size() * distinctAllocatable.size());
     Map<UsableKey, BitSet> usableByKey = new HashMap<>();
     Map<BitSet, Integer> groupIndex = new HashMap<>();
@@ -278,15 +301,27 @@ final class LpRelaxation {
     double[][] allocatable = new double[offerings.size()][];
     Integer[] order =
         IntStream.range(0, offerings.size()).filter(o -> groupsOf[o] != null).boxed().toArray(Integer[]::new);
+    double[] price = new double[offerings.size()];
+    boolean[] bounded = new boolean[offerings.size()];
+    double[] smaller = new double[offerings.size()];
     for (int o : order) {
       allocatable[o] = scaled(offerings.get(o).allocatable());
+      price[o] = offerings.get(o).price();
+      bounded[o] = offerings.get(o).bounded();
+      smaller[o] = -Arrays.stream(allocatable[o]).sum();
     }
-    // Cheapest first; at equal price unbounded first (only they dominate), then larger first.
+    // Cheapest first; at equal price unbounded first (only they dominate), then larger first. The
+    // keys are worked out once per offering, not per comparison.
     Arrays.sort(
         order,
-        Comparator.<Integer>comparingDouble(o -> offerings.get(o).price())
-            .thenComparing(o -> offerings.get(o).bounded())
-            .thenComparing(o -> -Arrays.stream(allocatable[o]).sum()));
+        (a, b) -> {
+          int byPrice = Double.compare(price[a], price[b]);
+          if (byPrice != 0) {
+            return byPrice;
+          }
+          int byBounded = Boolean.compare(bounded[a], bounded[b]);
+          return byBounded != 0 ? byBounded : Double.compare(smaller[a], smaller[b]);
+        });
     meter.charge((long) order.length * (64 - Long.numberOfLeadingZeros(order.length + 1L)));
     List<Kept> result = new ArrayList<>();
     long groupWords = groups.size() / 64 + 1;

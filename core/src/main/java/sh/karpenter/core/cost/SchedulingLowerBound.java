@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiPredicate;
@@ -58,7 +59,21 @@ public final class SchedulingLowerBound {
   private record Target(List<Taint> taints, List<Requirements> requirements) {}
 
   /** The inputs of {@code mayUse} that distinguish pods; pods with equal keys are interchangeable. */
-  private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {}
+  private record ConstraintKey(Map<String, String> nodeSelector, List<Requirements> terms, List<Toleration> tolerations) {
+    // equals and hashCode written out, as Taint's
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ConstraintKey k
+          && Objects.equals(nodeSelector, k.nodeSelector)
+          && Objects.equals(terms, k.terms)
+          && Objects.equals(tolerations, k.tolerations);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(nodeSelector, terms, tolerations);
+    }
+  }
 
   /** What of the offerings' constraints a pod's constraints can meet: their label keys and taints. */
   private record Relevant(Set<String> labelKeys, Set<Taint> taints) {
@@ -249,7 +264,18 @@ public final class SchedulingLowerBound {
   }
 
   /** Pods of one namespace that one hostname anti-affinity selector matches (see {@link #onePerNode}). */
-  private record HostnameAntiAffinityGroup(String namespace, LabelSelector selector) {}
+  private record HostnameAntiAffinityGroup(String namespace, LabelSelector selector) {
+    // equals and hashCode written out, as Taint's
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof HostnameAntiAffinityGroup g && Objects.equals(namespace, g.namespace) && Objects.equals(selector, g.selector);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * Objects.hashCode(namespace) + Objects.hashCode(selector);
+    }
+  }
 
   /** The order the bound takes pods in: by {@code namespace/name}, then UID. */
   public static final Comparator<Pod> CANONICAL_ORDER = Comparator.comparing(Pod::key).thenComparing(Pod::uid);

@@ -30,6 +30,19 @@ public record Taint(String key, String value, Effect effect) {
     }
   }
 
+  // equals and hashCode written out: a record's generated ones are linked at their first call (the
+  // start-up cache cannot keep that link), about a millisecond each on the cold JVM of a short
+  // `karpenter plan`. The records of the solve and the bound used as map keys do the same.
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Taint t && key.equals(t.key) && value.equals(t.value) && effect == t.effect;
+  }
+
+  @Override
+  public int hashCode() {
+    return (31 * key.hashCode() + value.hashCode()) * 31 + effect.hashCode();
+  }
+
   public Taint {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(effect, "effect");

@@ -1,5 +1,7 @@
 package sh.karpenter.core.taints;
 
+import java.util.Objects;
+
 /**
  * A pod toleration, with Kubernetes' matching rules ({@code ToleratesTaint}): an empty key with
  * {@code Exists} tolerates every taint; a null effect matches every effect; {@code Equal} compares
@@ -27,6 +29,22 @@ public record Toleration(String key, Operator operator, String value, Taint.Effe
       }
       throw new IllegalArgumentException("unknown toleration operator \"" + text + "\", expected Exists or Equal");
     }
+  }
+
+  // equals and hashCode written out, as Taint's
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Toleration t
+        && key.equals(t.key)
+        && operator == t.operator
+        && value.equals(t.value)
+        && effect == t.effect
+        && Objects.equals(tolerationSeconds, t.tolerationSeconds);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(key, operator, value, effect, tolerationSeconds);
   }
 
   public Toleration {

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import sh.karpenter.core.requirements.Operator;
@@ -30,7 +31,25 @@ public final class TopologyGroup {
       LabelSelector selector,
       int maxSkew,
       Integer minDomains,
-      TopologyNodeFilter nodeFilter) {}
+      TopologyNodeFilter nodeFilter) {
+    // equals and hashCode written out, as Taint's
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Identity i
+          && type == i.type
+          && Objects.equals(key, i.key)
+          && Objects.equals(namespaces, i.namespaces)
+          && Objects.equals(selector, i.selector)
+          && maxSkew == i.maxSkew
+          && Objects.equals(minDomains, i.minDomains)
+          && Objects.equals(nodeFilter, i.nodeFilter);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(type, key, namespaces, selector, maxSkew, minDomains, nodeFilter);
+    }
+  }
 
   private final Identity identity;
   private final TopologyDomains universe;

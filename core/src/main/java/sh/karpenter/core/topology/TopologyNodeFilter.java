@@ -1,6 +1,7 @@
 package sh.karpenter.core.topology;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import sh.karpenter.core.requirements.Requirements;
 import sh.karpenter.core.taints.Taint;
@@ -19,6 +20,17 @@ import sh.karpenter.core.taints.Toleration;
 public record TopologyNodeFilter(List<Requirements> terms, List<Toleration> tolerations) {
   /** Counts every node. */
   public static final TopologyNodeFilter ALL = new TopologyNodeFilter(List.of(), null);
+
+  // equals and hashCode written out, as Taint's
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TopologyNodeFilter f && terms.equals(f.terms) && Objects.equals(tolerations, f.tolerations);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * terms.hashCode() + Objects.hashCode(tolerations);
+  }
 
   public TopologyNodeFilter {
     terms = List.copyOf(terms);
