@@ -528,11 +528,17 @@ final class CostRepacker {
   private List<Integer> undominatedTypes() {
     List<Integer> usable = new ArrayList<>();
     for (int t = 0; t < price.length; t++) {
-      if (Double.isFinite(price[t]) && price[t] > 0 && Arrays.stream(capacity[t]).allMatch(v -> v >= 0)) {
+      if (Double.isFinite(price[t]) && price[t] > 0 && nonNegative(capacity[t])) {
         usable.add(t);
       }
     }
-    usable.sort(Comparator.<Integer>comparingDouble(t -> price[t]).thenComparingInt(t -> t));
+    // cheapest first, ties by index (plain keys: a stream per type and a chain of Comparator
+    // combinators were most of this on a short run's cold JVM)
+    usable.sort(
+        (a, b) -> {
+          int byPrice = Double.compare(price[a], price[b]);
+          return byPrice != 0 ? byPrice : Integer.compare(a, b);
+        });
     List<Integer> kept = new ArrayList<>();
     for (int t : usable) {
       budget.charge(1 + (long) kept.size() * dims.length);
@@ -548,6 +554,15 @@ final class CostRepacker {
       }
     }
     return kept;
+  }
+
+  private static boolean nonNegative(long[] values) {
+    for (long value : values) {
+      if (value < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean covers(long[] larger, long[] smaller) {

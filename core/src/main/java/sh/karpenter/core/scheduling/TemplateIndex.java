@@ -348,23 +348,28 @@ final class TemplateIndex {
     if (pricing == null) {
       Offering[] cheapest = new Offering[types.length];
       List<Set<String>> capacityTypes = new ArrayList<>(types.length);
-      // types share a handful of capacity-type sets: one set per combination
-      Map<Set<String>, Set<String>> shared = new HashMap<>();
-      Set<String> kinds = new TreeSet<>();
+      // Types share a handful of capacity-type sets: one set per combination, found by a bit per
+      // capacity type (numbered as met; there are a few) rather than by hashing a set per type.
+      List<String> kinds = new ArrayList<>(4);
+      Map<Long, Set<String>> shared = new HashMap<>();
       for (int t = 0; t < types.length; t++) {
         cheapest[t] = types[t].cheapestOffering(relevant);
-        kinds.clear();
+        long mask = 0;
         for (Offering offering : types[t].offerings()) {
-          if (offering.launchable() && offering.capacityType() != null && offering.isCompatible(relevant)) {
-            kinds.add(offering.capacityType());
+          String kind = offering.capacityType();
+          if (offering.launchable() && kind != null && offering.isCompatible(relevant)) {
+            int bit = kinds.indexOf(kind);
+            if (bit < 0) {
+              bit = kinds.size();
+              if (bit == Long.SIZE) {
+                throw new IllegalStateException("more than 64 capacity types in the offerings");
+              }
+              kinds.add(kind);
+            }
+            mask |= 1L << bit;
           }
         }
-        Set<String> set = shared.get(kinds);
-        if (set == null) {
-          set = Set.copyOf(kinds);
-          shared.put(set, set);
-        }
-        capacityTypes.add(set);
+        capacityTypes.add(shared.computeIfAbsent(mask, m -> kindsOf(m, kinds)));
       }
       // cheapest first, then by name: a stable sort by price of the types in name order
       double[] priceByRank = new double[types.length];
@@ -381,6 +386,15 @@ final class TemplateIndex {
       pricings.put(relevant.frozen(), pricing);
     }
     return pricing;
+  }
+
+  /** The capacity types whose bits (indices into {@code kinds}) are set in {@code mask}. */
+  private static Set<String> kindsOf(long mask, List<String> kinds) {
+    List<String> set = new ArrayList<>(Long.bitCount(mask));
+    for (long bits = mask; bits != 0; bits &= bits - 1) {
+      set.add(kinds.get(Long.numberOfTrailingZeros(bits)));
+    }
+    return Set.copyOf(set);
   }
 
   /** Types with an available offering compatible with {@code reqs} (only offering keys matter). */
