@@ -528,7 +528,7 @@ final class CostRepacker {
   private List<Integer> undominatedTypes() {
     List<Integer> usable = new ArrayList<>();
     for (int t = 0; t < price.length; t++) {
-      if (Double.isFinite(price[t]) && price[t] > 0 && nonNegative(capacity[t])) {
+      if (Double.isFinite(price[t]) && price[t] > 0 && ResourceVectors.isNonNegative(capacity[t])) {
         usable.add(t);
       }
     }
@@ -554,15 +554,6 @@ final class CostRepacker {
       }
     }
     return kept;
-  }
-
-  private static boolean nonNegative(long[] values) {
-    for (long value : values) {
-      if (value < 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static boolean covers(long[] larger, long[] smaller) {
@@ -817,7 +808,6 @@ final class CostRepacker {
     return share;
   }
 
-
   private long densestFirstSteps() {
     return classScanSteps() + RepackBudget.sortSteps(remaining.length);
   }
@@ -985,10 +975,8 @@ final class CostRepacker {
 
   /** How many pods of these requests fit in the room. */
   private static int fitting(long[] requests, long[] room) {
-    for (int i = 0; i < room.length; i++) {
-      if (requests[i] > 0 && room[i] < requests[i]) {
-        return 0; // not one pod: no need to divide
-      }
+    if (!holds(room, requests)) {
+      return 0; // not one pod: no need to divide
     }
     long count = Integer.MAX_VALUE;
     for (int i = 0; i < room.length; i++) {

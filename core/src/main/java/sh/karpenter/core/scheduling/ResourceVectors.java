@@ -36,6 +36,16 @@ final class ResourceVectors {
     return true;
   }
 
+  /** Whether no dimension is negative. */
+  static boolean isNonNegative(long[] vector) {
+    for (long x : vector) {
+      if (x < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   static Resources toResources(long[] vector) {
     Resources.Builder builder = Resources.builder();
     for (int d = 0; d < vector.length; d++) {
