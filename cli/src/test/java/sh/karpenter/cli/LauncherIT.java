@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -105,6 +107,28 @@ class LauncherIT {
     awaitSecondCache(small);
   }
 
+  /**
+   * The AWS SDK is not in karpenter.jar but in karpenter-aws.jar beside it, on its Class-Path: a plan
+   * that reads a live EC2 endpoint (here a closed loopback port) gets the SDK's connection error, not
+   * a missing class.
+   */
+  @Test
+  void theAwsSdkComesFromTheSecondJar() throws Exception {
+    assertThat(root.resolve("cli/target/karpenter-aws.jar")).exists();
+    int closed;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = socket.getLocalPort();
+    }
+    Map<String, String> credentials =
+        Map.of("AWS_ACCESS_KEY_ID", "testing", "AWS_SECRET_ACCESS_KEY", "testing", "AWS_EC2_METADATA_DISABLED", "true");
+
+    Run run =
+        run(cache, null, List.of("plan", "-f", "examples/", "--aws-endpoint", "http://127.0.0.1:" + closed, "--aws-region", "us-east-1"), credentials);
+
+    assertThat(run.exit()).as(run.err()).isEqualTo(2);
+    assertThat(run.err()).contains("cannot read instance types").doesNotContain("NoClassDefFoundError").doesNotContain("ClassNotFoundException");
+  }
+
   private static void copyExamples(Path into) throws IOException {
     try (Stream<Path> examples = Files.list(root.resolve("examples"))) {
       for (Path file : examples.filter(f -> f.toString().endsWith(".yaml")).toList()) {
@@ -163,6 +187,10 @@ class LauncherIT {
   }
 
   private static Run run(Path cacheDir, String mode, List<String> args) throws IOException, InterruptedException {
+    return run(cacheDir, mode, args, Map.of());
+  }
+
+  private static Run run(Path cacheDir, String mode, List<String> args, Map<String, String> extraEnv) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(root.resolve("bin/karpenter").toString());
     command.addAll(args);
@@ -179,6 +207,7 @@ class LauncherIT {
       } else {
         env.put("KARPENTER_STARTUP_CACHE", mode);
       }
+      env.putAll(extraEnv);
       Process process = builder.start();
       if (!process.waitFor(RUN_LIMIT.toSeconds(), TimeUnit.SECONDS)) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
