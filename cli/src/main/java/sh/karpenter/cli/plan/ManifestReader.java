@@ -52,7 +52,8 @@ import sh.karpenter.controller.snapshot.SnapshotInputException;
  *
  * <p>Binding is strict, the way an API server with strict field validation is: unknown fields and
  * mistyped values of the core kinds a plan uses are rejected, and Karpenter's kinds are checked by
- * the offline {@link Validator}. Every problem is a {@link SnapshotInputException} whose message is
+ * the offline {@link Validator}. A core document whose fields are all ones plans usually hold is
+ * bound by {@link DirectBinding}, which gives the object Jackson would; any other goes to Jackson. Every problem is a {@link SnapshotInputException} whose message is
  * {@code <file>, document <n>: <field>: <problem>}. Kinds that a plan does not use are reported to
  * the warning sink and skipped; NodeClasses are accepted silently (a plan does not need them).
  *
@@ -171,6 +172,11 @@ public final class ManifestReader {
       if (!manifest.kind().endsWith("NodeClass")) { // a cloud provider's NodeClass (EC2NodeClass, ...): a plan needs none
         warnings.accept(manifest.document() + ": kind " + manifest.kind() + " (" + manifest.apiVersion() + ") is not part of a plan; ignored");
       }
+      return;
+    }
+    HasMetadata direct = DirectBinding.bind(manifest.tree(), type);
+    if (direct != null) {
+      out.add(new PlanManifest(direct, manifest.document()));
       return;
     }
     try {
