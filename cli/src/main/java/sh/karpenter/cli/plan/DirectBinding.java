@@ -53,10 +53,13 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetSpec;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Binds the fields of the core kinds that plans usually hold (a pod's requests, selectors,
@@ -86,733 +89,39 @@ final class DirectBinding {
     }
   }
 
-  /** The object of {@code tree} as a {@code type}, or null when Jackson must bind it. */
-  static HasMetadata bind(JsonNode tree, Class<? extends HasMetadata> type) {
-    try {
-      if (type == Pod.class) {
-        return pod(tree);
-      } else if (type == Deployment.class) {
-        return deployment(tree);
-      } else if (type == StatefulSet.class) {
-        return statefulSet(tree);
-      } else if (type == ReplicaSet.class) {
-        return replicaSet(tree);
-      } else if (type == DaemonSet.class) {
-        return daemonSet(tree);
-      } else if (type == Job.class) {
-        return job(tree);
-      } else if (type == Node.class) {
-        return node(tree);
-      } else if (type == Namespace.class) {
-        return namespace(tree);
-      } else if (type == PodDisruptionBudget.class) {
-        return podDisruptionBudget(tree);
-      } else if (type == StorageClass.class) {
-        return storageClass(tree);
-      }
-      return null;
-    } catch (Unsupported e) {
-      return null;
+  /** Reads a JSON object into a new {@code T} through the setters of the fields it knows. */
+  private static final class ObjectReader<T> implements Function<JsonNode, T> {
+    private final Supplier<T> factory;
+    private final Map<String, BiConsumer<T, JsonNode>> fields = new HashMap<>();
+
+    ObjectReader(Supplier<T> factory) {
+      this.factory = factory;
     }
-  }
 
-  // Kinds. apiVersion and kind are set as Jackson sets them, over the constructor's defaults.
-
-  private static Pod pod(JsonNode tree) {
-    Pod pod = new Pod();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> pod.setApiVersion(text(value));
-        case "kind" -> pod.setKind(text(value));
-        case "metadata" -> pod.setMetadata(metadata(value));
-        case "spec" -> pod.setSpec(podSpec(value));
-        default -> throw Unsupported.INSTANCE;
-      }
+    /** Reads field {@code name} with {@code value} and sets it with {@code setter}. */
+    <V> ObjectReader<T> field(String name, Function<JsonNode, V> value, BiConsumer<T, V> setter) {
+      fields.put(name, (target, node) -> setter.accept(target, value.apply(node)));
+      return this;
     }
-    return pod;
-  }
 
-  private static Deployment deployment(JsonNode tree) {
-    Deployment deployment = new Deployment();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> deployment.setApiVersion(text(value));
-        case "kind" -> deployment.setKind(text(value));
-        case "metadata" -> deployment.setMetadata(metadata(value));
-        case "spec" -> {
-          DeploymentSpec spec = new DeploymentSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "replicas" -> spec.setReplicas(integer(v));
-              case "selector" -> spec.setSelector(labelSelector(v));
-              case "template" -> spec.setTemplate(podTemplate(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          deployment.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return deployment;
-  }
-
-  private static StatefulSet statefulSet(JsonNode tree) {
-    StatefulSet statefulSet = new StatefulSet();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> statefulSet.setApiVersion(text(value));
-        case "kind" -> statefulSet.setKind(text(value));
-        case "metadata" -> statefulSet.setMetadata(metadata(value));
-        case "spec" -> {
-          StatefulSetSpec spec = new StatefulSetSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "replicas" -> spec.setReplicas(integer(v));
-              case "selector" -> spec.setSelector(labelSelector(v));
-              case "template" -> spec.setTemplate(podTemplate(v));
-              case "serviceName" -> spec.setServiceName(text(v));
-              case "podManagementPolicy" -> spec.setPodManagementPolicy(text(v));
-              case "volumeClaimTemplates" -> spec.setVolumeClaimTemplates(list(v, DirectBinding::claimTemplate));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          statefulSet.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return statefulSet;
-  }
-
-  private static ReplicaSet replicaSet(JsonNode tree) {
-    ReplicaSet replicaSet = new ReplicaSet();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> replicaSet.setApiVersion(text(value));
-        case "kind" -> replicaSet.setKind(text(value));
-        case "metadata" -> replicaSet.setMetadata(metadata(value));
-        case "spec" -> {
-          ReplicaSetSpec spec = new ReplicaSetSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "replicas" -> spec.setReplicas(integer(v));
-              case "selector" -> spec.setSelector(labelSelector(v));
-              case "template" -> spec.setTemplate(podTemplate(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          replicaSet.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return replicaSet;
-  }
-
-  private static DaemonSet daemonSet(JsonNode tree) {
-    DaemonSet daemonSet = new DaemonSet();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> daemonSet.setApiVersion(text(value));
-        case "kind" -> daemonSet.setKind(text(value));
-        case "metadata" -> daemonSet.setMetadata(metadata(value));
-        case "spec" -> {
-          DaemonSetSpec spec = new DaemonSetSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "selector" -> spec.setSelector(labelSelector(v));
-              case "template" -> spec.setTemplate(podTemplate(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          daemonSet.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return daemonSet;
-  }
-
-  private static Job job(JsonNode tree) {
-    Job job = new Job();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> job.setApiVersion(text(value));
-        case "kind" -> job.setKind(text(value));
-        case "metadata" -> job.setMetadata(metadata(value));
-        case "spec" -> {
-          JobSpec spec = new JobSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "parallelism" -> spec.setParallelism(integer(v));
-              case "completions" -> spec.setCompletions(integer(v));
-              case "backoffLimit" -> spec.setBackoffLimit(integer(v));
-              case "template" -> spec.setTemplate(podTemplate(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          job.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return job;
-  }
-
-  private static Node node(JsonNode tree) {
-    Node node = new Node();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> node.setApiVersion(text(value));
-        case "kind" -> node.setKind(text(value));
-        case "metadata" -> node.setMetadata(metadata(value));
-        case "spec" -> {
-          NodeSpec spec = new NodeSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "providerID" -> spec.setProviderID(text(v));
-              case "taints" -> spec.setTaints(list(v, DirectBinding::taint));
-              case "unschedulable" -> spec.setUnschedulable(bool(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          node.setSpec(spec);
-        }
-        case "status" -> {
-          NodeStatus status = new NodeStatus();
-          for (Map.Entry<String, JsonNode> statusField : fields(value)) {
-            JsonNode v = statusField.getValue();
-            switch (statusField.getKey()) {
-              case "capacity" -> status.setCapacity(quantities(v));
-              case "allocatable" -> status.setAllocatable(quantities(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          node.setStatus(status);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return node;
-  }
-
-  private static Namespace namespace(JsonNode tree) {
-    Namespace namespace = new Namespace();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> namespace.setApiVersion(text(value));
-        case "kind" -> namespace.setKind(text(value));
-        case "metadata" -> namespace.setMetadata(metadata(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return namespace;
-  }
-
-  private static PodDisruptionBudget podDisruptionBudget(JsonNode tree) {
-    PodDisruptionBudget budget = new PodDisruptionBudget();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> budget.setApiVersion(text(value));
-        case "kind" -> budget.setKind(text(value));
-        case "metadata" -> budget.setMetadata(metadata(value));
-        case "spec" -> {
-          PodDisruptionBudgetSpec spec = new PodDisruptionBudgetSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "minAvailable" -> spec.setMinAvailable(intOrString(v));
-              case "maxUnavailable" -> spec.setMaxUnavailable(intOrString(v));
-              case "selector" -> spec.setSelector(labelSelector(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          budget.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return budget;
-  }
-
-  private static StorageClass storageClass(JsonNode tree) {
-    StorageClass storageClass = new StorageClass();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> storageClass.setApiVersion(text(value));
-        case "kind" -> storageClass.setKind(text(value));
-        case "metadata" -> storageClass.setMetadata(metadata(value));
-        case "provisioner" -> storageClass.setProvisioner(text(value));
-        case "parameters" -> storageClass.setParameters(strings(value));
-        case "reclaimPolicy" -> storageClass.setReclaimPolicy(text(value));
-        case "volumeBindingMode" -> storageClass.setVolumeBindingMode(text(value));
-        case "allowVolumeExpansion" -> storageClass.setAllowVolumeExpansion(bool(value));
-        case "allowedTopologies" -> storageClass.setAllowedTopologies(list(value, DirectBinding::topologySelectorTerm));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return storageClass;
-  }
-
-  // Parts.
-
-  private static ObjectMeta metadata(JsonNode tree) {
-    ObjectMeta metadata = new ObjectMeta();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "name" -> metadata.setName(text(value));
-        case "generateName" -> metadata.setGenerateName(text(value));
-        case "namespace" -> metadata.setNamespace(text(value));
-        case "uid" -> metadata.setUid(text(value));
-        case "labels" -> metadata.setLabels(strings(value));
-        case "annotations" -> metadata.setAnnotations(strings(value));
-        case "ownerReferences" -> metadata.setOwnerReferences(list(value, DirectBinding::ownerReference));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return metadata;
-  }
-
-  private static OwnerReference ownerReference(JsonNode tree) {
-    OwnerReference reference = new OwnerReference();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> reference.setApiVersion(text(value));
-        case "kind" -> reference.setKind(text(value));
-        case "name" -> reference.setName(text(value));
-        case "uid" -> reference.setUid(text(value));
-        case "controller" -> reference.setController(bool(value));
-        case "blockOwnerDeletion" -> reference.setBlockOwnerDeletion(bool(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return reference;
-  }
-
-  private static PodTemplateSpec podTemplate(JsonNode tree) {
-    PodTemplateSpec template = new PodTemplateSpec();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "metadata" -> template.setMetadata(metadata(value));
-        case "spec" -> template.setSpec(podSpec(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return template;
-  }
-
-  private static PodSpec podSpec(JsonNode tree) {
-    PodSpec spec = new PodSpec();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "containers" -> spec.setContainers(list(value, DirectBinding::container));
-        case "initContainers" -> spec.setInitContainers(list(value, DirectBinding::container));
-        case "nodeSelector" -> spec.setNodeSelector(strings(value));
-        case "nodeName" -> spec.setNodeName(text(value));
-        case "affinity" -> spec.setAffinity(affinity(value));
-        case "tolerations" -> spec.setTolerations(list(value, DirectBinding::toleration));
-        case "topologySpreadConstraints" -> spec.setTopologySpreadConstraints(list(value, DirectBinding::spreadConstraint));
-        case "volumes" -> spec.setVolumes(list(value, DirectBinding::volume));
-        case "restartPolicy" -> spec.setRestartPolicy(text(value));
-        case "priorityClassName" -> spec.setPriorityClassName(text(value));
-        case "priority" -> spec.setPriority(integer(value));
-        case "schedulerName" -> spec.setSchedulerName(text(value));
-        case "serviceAccountName" -> spec.setServiceAccountName(text(value));
-        case "terminationGracePeriodSeconds" -> spec.setTerminationGracePeriodSeconds(longValue(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return spec;
-  }
-
-  private static Container container(JsonNode tree) {
-    Container container = new Container();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "name" -> container.setName(text(value));
-        case "image" -> container.setImage(text(value));
-        case "imagePullPolicy" -> container.setImagePullPolicy(text(value));
-        case "command" -> container.setCommand(stringList(value));
-        case "args" -> container.setArgs(stringList(value));
-        case "restartPolicy" -> container.setRestartPolicy(text(value));
-        case "resources" -> {
-          ResourceRequirements resources = new ResourceRequirements();
-          for (Map.Entry<String, JsonNode> resourceField : fields(value)) {
-            JsonNode v = resourceField.getValue();
-            switch (resourceField.getKey()) {
-              case "requests" -> resources.setRequests(quantities(v));
-              case "limits" -> resources.setLimits(quantities(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          container.setResources(resources);
-        }
-        case "ports" -> container.setPorts(list(value, DirectBinding::containerPort));
-        case "volumeMounts" -> container.setVolumeMounts(list(value, DirectBinding::volumeMount));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return container;
-  }
-
-  private static ContainerPort containerPort(JsonNode tree) {
-    ContainerPort port = new ContainerPort();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "containerPort" -> port.setContainerPort(integer(value));
-        case "hostPort" -> port.setHostPort(integer(value));
-        case "name" -> port.setName(text(value));
-        case "protocol" -> port.setProtocol(text(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return port;
-  }
-
-  private static VolumeMount volumeMount(JsonNode tree) {
-    VolumeMount mount = new VolumeMount();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "name" -> mount.setName(text(value));
-        case "mountPath" -> mount.setMountPath(text(value));
-        case "readOnly" -> mount.setReadOnly(bool(value));
-        case "subPath" -> mount.setSubPath(text(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return mount;
-  }
-
-  /** A volume that names a claim; other volume sources are left to Jackson. */
-  private static Volume volume(JsonNode tree) {
-    Volume volume = new Volume();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "name" -> volume.setName(text(value));
-        case "persistentVolumeClaim" -> {
-          PersistentVolumeClaimVolumeSource source = new PersistentVolumeClaimVolumeSource();
-          for (Map.Entry<String, JsonNode> sourceField : fields(value)) {
-            JsonNode v = sourceField.getValue();
-            switch (sourceField.getKey()) {
-              case "claimName" -> source.setClaimName(text(v));
-              case "readOnly" -> source.setReadOnly(bool(v));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          volume.setPersistentVolumeClaim(source);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return volume;
-  }
-
-  private static PersistentVolumeClaim claimTemplate(JsonNode tree) {
-    PersistentVolumeClaim claim = new PersistentVolumeClaim();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "apiVersion" -> claim.setApiVersion(text(value));
-        case "kind" -> claim.setKind(text(value));
-        case "metadata" -> claim.setMetadata(metadata(value));
-        case "spec" -> {
-          PersistentVolumeClaimSpec spec = new PersistentVolumeClaimSpec();
-          for (Map.Entry<String, JsonNode> specField : fields(value)) {
-            JsonNode v = specField.getValue();
-            switch (specField.getKey()) {
-              case "accessModes" -> spec.setAccessModes(stringList(v));
-              case "storageClassName" -> spec.setStorageClassName(text(v));
-              case "volumeMode" -> spec.setVolumeMode(text(v));
-              case "resources" -> {
-                VolumeResourceRequirements resources = new VolumeResourceRequirements();
-                for (Map.Entry<String, JsonNode> resourceField : fields(v)) {
-                  JsonNode r = resourceField.getValue();
-                  switch (resourceField.getKey()) {
-                    case "requests" -> resources.setRequests(quantities(r));
-                    case "limits" -> resources.setLimits(quantities(r));
-                    default -> throw Unsupported.INSTANCE;
-                  }
-                }
-                spec.setResources(resources);
-              }
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          claim.setSpec(spec);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return claim;
-  }
-
-  private static Affinity affinity(JsonNode tree) {
-    Affinity affinity = new Affinity();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "nodeAffinity" -> affinity.setNodeAffinity(nodeAffinity(value));
-        case "podAffinity" -> {
-          PodAffinity podAffinity = new PodAffinity();
-          for (Map.Entry<String, JsonNode> termField : fields(value)) {
-            JsonNode v = termField.getValue();
-            switch (termField.getKey()) {
-              case "requiredDuringSchedulingIgnoredDuringExecution" ->
-                  podAffinity.setRequiredDuringSchedulingIgnoredDuringExecution(list(v, DirectBinding::podAffinityTerm));
-              case "preferredDuringSchedulingIgnoredDuringExecution" ->
-                  podAffinity.setPreferredDuringSchedulingIgnoredDuringExecution(list(v, DirectBinding::weightedPodAffinityTerm));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          affinity.setPodAffinity(podAffinity);
-        }
-        case "podAntiAffinity" -> {
-          PodAntiAffinity podAntiAffinity = new PodAntiAffinity();
-          for (Map.Entry<String, JsonNode> termField : fields(value)) {
-            JsonNode v = termField.getValue();
-            switch (termField.getKey()) {
-              case "requiredDuringSchedulingIgnoredDuringExecution" ->
-                  podAntiAffinity.setRequiredDuringSchedulingIgnoredDuringExecution(list(v, DirectBinding::podAffinityTerm));
-              case "preferredDuringSchedulingIgnoredDuringExecution" ->
-                  podAntiAffinity.setPreferredDuringSchedulingIgnoredDuringExecution(list(v, DirectBinding::weightedPodAffinityTerm));
-              default -> throw Unsupported.INSTANCE;
-            }
-          }
-          affinity.setPodAntiAffinity(podAntiAffinity);
-        }
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return affinity;
-  }
-
-  private static NodeAffinity nodeAffinity(JsonNode tree) {
-    NodeAffinity nodeAffinity = new NodeAffinity();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "requiredDuringSchedulingIgnoredDuringExecution" -> {
-          NodeSelector selector = new NodeSelector();
-          for (Map.Entry<String, JsonNode> selectorField : fields(value)) {
-            if (!selectorField.getKey().equals("nodeSelectorTerms")) {
-              throw Unsupported.INSTANCE;
-            }
-            selector.setNodeSelectorTerms(list(selectorField.getValue(), DirectBinding::nodeSelectorTerm));
-          }
-          nodeAffinity.setRequiredDuringSchedulingIgnoredDuringExecution(selector);
-        }
-        case "preferredDuringSchedulingIgnoredDuringExecution" ->
-            nodeAffinity.setPreferredDuringSchedulingIgnoredDuringExecution(list(value, DirectBinding::preferredSchedulingTerm));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return nodeAffinity;
-  }
-
-  private static PreferredSchedulingTerm preferredSchedulingTerm(JsonNode tree) {
-    PreferredSchedulingTerm term = new PreferredSchedulingTerm();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "weight" -> term.setWeight(integer(value));
-        case "preference" -> term.setPreference(nodeSelectorTerm(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return term;
-  }
-
-  private static NodeSelectorTerm nodeSelectorTerm(JsonNode tree) {
-    NodeSelectorTerm term = new NodeSelectorTerm();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "matchExpressions" -> term.setMatchExpressions(list(value, DirectBinding::nodeSelectorRequirement));
-        case "matchFields" -> term.setMatchFields(list(value, DirectBinding::nodeSelectorRequirement));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return term;
-  }
-
-  private static NodeSelectorRequirement nodeSelectorRequirement(JsonNode tree) {
-    NodeSelectorRequirement requirement = new NodeSelectorRequirement();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "key" -> requirement.setKey(text(value));
-        case "operator" -> requirement.setOperator(text(value));
-        case "values" -> requirement.setValues(stringList(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return requirement;
-  }
-
-  private static PodAffinityTerm podAffinityTerm(JsonNode tree) {
-    PodAffinityTerm term = new PodAffinityTerm();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "labelSelector" -> term.setLabelSelector(labelSelector(value));
-        case "namespaceSelector" -> term.setNamespaceSelector(labelSelector(value));
-        case "namespaces" -> term.setNamespaces(stringList(value));
-        case "topologyKey" -> term.setTopologyKey(text(value));
-        case "matchLabelKeys" -> term.setMatchLabelKeys(stringList(value));
-        case "mismatchLabelKeys" -> term.setMismatchLabelKeys(stringList(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return term;
-  }
-
-  private static WeightedPodAffinityTerm weightedPodAffinityTerm(JsonNode tree) {
-    WeightedPodAffinityTerm term = new WeightedPodAffinityTerm();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "weight" -> term.setWeight(integer(value));
-        case "podAffinityTerm" -> term.setPodAffinityTerm(podAffinityTerm(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return term;
-  }
-
-  private static LabelSelector labelSelector(JsonNode tree) {
-    LabelSelector selector = new LabelSelector();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "matchLabels" -> selector.setMatchLabels(strings(value));
-        case "matchExpressions" -> selector.setMatchExpressions(list(value, DirectBinding::labelSelectorRequirement));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return selector;
-  }
-
-  private static LabelSelectorRequirement labelSelectorRequirement(JsonNode tree) {
-    LabelSelectorRequirement requirement = new LabelSelectorRequirement();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "key" -> requirement.setKey(text(value));
-        case "operator" -> requirement.setOperator(text(value));
-        case "values" -> requirement.setValues(stringList(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return requirement;
-  }
-
-  private static Toleration toleration(JsonNode tree) {
-    Toleration toleration = new Toleration();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "key" -> toleration.setKey(text(value));
-        case "operator" -> toleration.setOperator(text(value));
-        case "value" -> toleration.setValue(text(value));
-        case "effect" -> toleration.setEffect(text(value));
-        case "tolerationSeconds" -> toleration.setTolerationSeconds(longValue(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return toleration;
-  }
-
-  private static Taint taint(JsonNode tree) {
-    Taint taint = new Taint();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "key" -> taint.setKey(text(value));
-        case "value" -> taint.setValue(text(value));
-        case "effect" -> taint.setEffect(text(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return taint;
-  }
-
-  private static TopologySpreadConstraint spreadConstraint(JsonNode tree) {
-    TopologySpreadConstraint constraint = new TopologySpreadConstraint();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      JsonNode value = field.getValue();
-      switch (field.getKey()) {
-        case "maxSkew" -> constraint.setMaxSkew(integer(value));
-        case "topologyKey" -> constraint.setTopologyKey(text(value));
-        case "whenUnsatisfiable" -> constraint.setWhenUnsatisfiable(text(value));
-        case "labelSelector" -> constraint.setLabelSelector(labelSelector(value));
-        case "minDomains" -> constraint.setMinDomains(integer(value));
-        case "nodeAffinityPolicy" -> constraint.setNodeAffinityPolicy(text(value));
-        case "nodeTaintsPolicy" -> constraint.setNodeTaintsPolicy(text(value));
-        case "matchLabelKeys" -> constraint.setMatchLabelKeys(stringList(value));
-        default -> throw Unsupported.INSTANCE;
-      }
-    }
-    return constraint;
-  }
-
-  private static TopologySelectorTerm topologySelectorTerm(JsonNode tree) {
-    TopologySelectorTerm term = new TopologySelectorTerm();
-    for (Map.Entry<String, JsonNode> field : fields(tree)) {
-      if (!field.getKey().equals("matchLabelExpressions")) {
+    @Override
+    public T apply(JsonNode node) {
+      if (!node.isObject()) {
         throw Unsupported.INSTANCE;
       }
-      term.setMatchLabelExpressions(
-          list(
-              field.getValue(),
-              item -> {
-                TopologySelectorLabelRequirement requirement = new TopologySelectorLabelRequirement();
-                for (Map.Entry<String, JsonNode> requirementField : fields(item)) {
-                  JsonNode v = requirementField.getValue();
-                  switch (requirementField.getKey()) {
-                    case "key" -> requirement.setKey(text(v));
-                    case "values" -> requirement.setValues(stringList(v));
-                    default -> throw Unsupported.INSTANCE;
-                  }
-                }
-                return requirement;
-              }));
+      T target = factory.get();
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        BiConsumer<T, JsonNode> reader = fields.get(field.getKey());
+        if (reader == null) {
+          throw Unsupported.INSTANCE;
+        }
+        reader.accept(target, field.getValue());
+      }
+      return target;
     }
-    return term;
   }
 
   // Values, each from the one JSON type read here (Jackson would coerce some others, or reject them).
-
-  private static Iterable<Map.Entry<String, JsonNode>> fields(JsonNode node) {
-    if (!node.isObject()) {
-      throw Unsupported.INSTANCE;
-    }
-    return node.properties();
-  }
 
   private static String text(JsonNode node) {
     if (!node.isTextual()) {
@@ -844,45 +153,361 @@ final class DirectBinding {
 
   /** An int-or-string from an int or a string, as its Jackson creator takes either. */
   private static IntOrString intOrString(JsonNode node) {
-    if (node.isInt()) {
-      return new IntOrString(node.intValue());
-    }
-    return new IntOrString(text(node));
+    return node.isInt() ? new IntOrString(node.intValue()) : new IntOrString(text(node));
   }
 
-  private static Map<String, String> strings(JsonNode node) {
-    Map<String, String> map = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> entry : fields(node)) {
-      map.put(entry.getKey(), text(entry.getValue()));
-    }
-    return map;
-  }
-
-  /** Quantities from strings and integers, made from the value's text as Quantity's Jackson binder makes them. */
-  private static Map<String, Quantity> quantities(JsonNode node) {
-    Map<String, Quantity> map = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> entry : fields(node)) {
-      JsonNode value = entry.getValue();
-      if (!value.isTextual() && !value.isInt() && !value.isLong()) {
-        throw Unsupported.INSTANCE;
-      }
-      map.put(entry.getKey(), new Quantity(value.asText()));
-    }
-    return map;
-  }
-
-  private static List<String> stringList(JsonNode node) {
-    return list(node, DirectBinding::text);
-  }
-
-  private static <T> List<T> list(JsonNode node, Function<JsonNode, T> item) {
-    if (!node.isArray()) {
+  /** A quantity from a string or an integer, made from the value's text as Quantity's Jackson binder makes it. */
+  private static Quantity quantity(JsonNode node) {
+    if (!node.isTextual() && !node.isInt() && !node.isLong()) {
       throw Unsupported.INSTANCE;
     }
-    List<T> list = new ArrayList<>(node.size());
-    for (JsonNode element : node) {
-      list.add(item.apply(element));
+    return new Quantity(node.asText());
+  }
+
+  private static <V> Function<JsonNode, Map<String, V>> mapOf(Function<JsonNode, V> value) {
+    return node -> {
+      if (!node.isObject()) {
+        throw Unsupported.INSTANCE;
+      }
+      Map<String, V> map = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> entry : node.properties()) {
+        map.put(entry.getKey(), value.apply(entry.getValue()));
+      }
+      return map;
+    };
+  }
+
+  private static <V> Function<JsonNode, List<V>> listOf(Function<JsonNode, V> item) {
+    return node -> {
+      if (!node.isArray()) {
+        throw Unsupported.INSTANCE;
+      }
+      List<V> list = new ArrayList<>(node.size());
+      for (JsonNode element : node) {
+        list.add(item.apply(element));
+      }
+      return list;
+    };
+  }
+
+  private static final Function<JsonNode, String> TEXT = DirectBinding::text;
+  private static final Function<JsonNode, Integer> INTEGER = DirectBinding::integer;
+  private static final Function<JsonNode, Boolean> BOOL = DirectBinding::bool;
+  private static final Function<JsonNode, Map<String, String>> STRINGS = mapOf(TEXT);
+  private static final Function<JsonNode, List<String>> STRING_LIST = listOf(TEXT);
+  private static final Function<JsonNode, Map<String, Quantity>> QUANTITIES = mapOf(DirectBinding::quantity);
+
+  // Parts, each read by the fields it knows.
+
+  private static final ObjectReader<OwnerReference> OWNER_REFERENCE =
+      new ObjectReader<>(OwnerReference::new)
+          .field("apiVersion", TEXT, OwnerReference::setApiVersion)
+          .field("kind", TEXT, OwnerReference::setKind)
+          .field("name", TEXT, OwnerReference::setName)
+          .field("uid", TEXT, OwnerReference::setUid)
+          .field("controller", BOOL, OwnerReference::setController)
+          .field("blockOwnerDeletion", BOOL, OwnerReference::setBlockOwnerDeletion);
+
+  private static final ObjectReader<ObjectMeta> METADATA =
+      new ObjectReader<>(ObjectMeta::new)
+          .field("name", TEXT, ObjectMeta::setName)
+          .field("generateName", TEXT, ObjectMeta::setGenerateName)
+          .field("namespace", TEXT, ObjectMeta::setNamespace)
+          .field("uid", TEXT, ObjectMeta::setUid)
+          .field("labels", STRINGS, ObjectMeta::setLabels)
+          .field("annotations", STRINGS, ObjectMeta::setAnnotations)
+          .field("ownerReferences", listOf(OWNER_REFERENCE), ObjectMeta::setOwnerReferences);
+
+  private static final ObjectReader<LabelSelectorRequirement> LABEL_SELECTOR_REQUIREMENT =
+      new ObjectReader<>(LabelSelectorRequirement::new)
+          .field("key", TEXT, LabelSelectorRequirement::setKey)
+          .field("operator", TEXT, LabelSelectorRequirement::setOperator)
+          .field("values", STRING_LIST, LabelSelectorRequirement::setValues);
+
+  private static final ObjectReader<LabelSelector> LABEL_SELECTOR =
+      new ObjectReader<>(LabelSelector::new)
+          .field("matchLabels", STRINGS, LabelSelector::setMatchLabels)
+          .field("matchExpressions", listOf(LABEL_SELECTOR_REQUIREMENT), LabelSelector::setMatchExpressions);
+
+  private static final ObjectReader<NodeSelectorRequirement> NODE_SELECTOR_REQUIREMENT =
+      new ObjectReader<>(NodeSelectorRequirement::new)
+          .field("key", TEXT, NodeSelectorRequirement::setKey)
+          .field("operator", TEXT, NodeSelectorRequirement::setOperator)
+          .field("values", STRING_LIST, NodeSelectorRequirement::setValues);
+
+  private static final ObjectReader<NodeSelectorTerm> NODE_SELECTOR_TERM =
+      new ObjectReader<>(NodeSelectorTerm::new)
+          .field("matchExpressions", listOf(NODE_SELECTOR_REQUIREMENT), NodeSelectorTerm::setMatchExpressions)
+          .field("matchFields", listOf(NODE_SELECTOR_REQUIREMENT), NodeSelectorTerm::setMatchFields);
+
+  private static final ObjectReader<PreferredSchedulingTerm> PREFERRED_SCHEDULING_TERM =
+      new ObjectReader<>(PreferredSchedulingTerm::new)
+          .field("weight", INTEGER, PreferredSchedulingTerm::setWeight)
+          .field("preference", NODE_SELECTOR_TERM, PreferredSchedulingTerm::setPreference);
+
+  private static final ObjectReader<NodeAffinity> NODE_AFFINITY =
+      new ObjectReader<>(NodeAffinity::new)
+          .field(
+              "requiredDuringSchedulingIgnoredDuringExecution",
+              new ObjectReader<>(NodeSelector::new).field("nodeSelectorTerms", listOf(NODE_SELECTOR_TERM), NodeSelector::setNodeSelectorTerms),
+              NodeAffinity::setRequiredDuringSchedulingIgnoredDuringExecution)
+          .field("preferredDuringSchedulingIgnoredDuringExecution", listOf(PREFERRED_SCHEDULING_TERM), NodeAffinity::setPreferredDuringSchedulingIgnoredDuringExecution);
+
+  private static final ObjectReader<PodAffinityTerm> POD_AFFINITY_TERM =
+      new ObjectReader<>(PodAffinityTerm::new)
+          .field("labelSelector", LABEL_SELECTOR, PodAffinityTerm::setLabelSelector)
+          .field("namespaceSelector", LABEL_SELECTOR, PodAffinityTerm::setNamespaceSelector)
+          .field("namespaces", STRING_LIST, PodAffinityTerm::setNamespaces)
+          .field("topologyKey", TEXT, PodAffinityTerm::setTopologyKey)
+          .field("matchLabelKeys", STRING_LIST, PodAffinityTerm::setMatchLabelKeys)
+          .field("mismatchLabelKeys", STRING_LIST, PodAffinityTerm::setMismatchLabelKeys);
+
+  private static final ObjectReader<WeightedPodAffinityTerm> WEIGHTED_POD_AFFINITY_TERM =
+      new ObjectReader<>(WeightedPodAffinityTerm::new)
+          .field("weight", INTEGER, WeightedPodAffinityTerm::setWeight)
+          .field("podAffinityTerm", POD_AFFINITY_TERM, WeightedPodAffinityTerm::setPodAffinityTerm);
+
+  private static final ObjectReader<Affinity> AFFINITY =
+      new ObjectReader<>(Affinity::new)
+          .field("nodeAffinity", NODE_AFFINITY, Affinity::setNodeAffinity)
+          .field(
+              "podAffinity",
+              new ObjectReader<>(PodAffinity::new)
+                  .field("requiredDuringSchedulingIgnoredDuringExecution", listOf(POD_AFFINITY_TERM), PodAffinity::setRequiredDuringSchedulingIgnoredDuringExecution)
+                  .field("preferredDuringSchedulingIgnoredDuringExecution", listOf(WEIGHTED_POD_AFFINITY_TERM), PodAffinity::setPreferredDuringSchedulingIgnoredDuringExecution),
+              Affinity::setPodAffinity)
+          .field(
+              "podAntiAffinity",
+              new ObjectReader<>(PodAntiAffinity::new)
+                  .field("requiredDuringSchedulingIgnoredDuringExecution", listOf(POD_AFFINITY_TERM), PodAntiAffinity::setRequiredDuringSchedulingIgnoredDuringExecution)
+                  .field("preferredDuringSchedulingIgnoredDuringExecution", listOf(WEIGHTED_POD_AFFINITY_TERM), PodAntiAffinity::setPreferredDuringSchedulingIgnoredDuringExecution),
+              Affinity::setPodAntiAffinity);
+
+  private static final ObjectReader<Toleration> TOLERATION =
+      new ObjectReader<>(Toleration::new)
+          .field("key", TEXT, Toleration::setKey)
+          .field("operator", TEXT, Toleration::setOperator)
+          .field("value", TEXT, Toleration::setValue)
+          .field("effect", TEXT, Toleration::setEffect)
+          .field("tolerationSeconds", DirectBinding::longValue, Toleration::setTolerationSeconds);
+
+  private static final ObjectReader<TopologySpreadConstraint> SPREAD_CONSTRAINT =
+      new ObjectReader<>(TopologySpreadConstraint::new)
+          .field("maxSkew", INTEGER, TopologySpreadConstraint::setMaxSkew)
+          .field("topologyKey", TEXT, TopologySpreadConstraint::setTopologyKey)
+          .field("whenUnsatisfiable", TEXT, TopologySpreadConstraint::setWhenUnsatisfiable)
+          .field("labelSelector", LABEL_SELECTOR, TopologySpreadConstraint::setLabelSelector)
+          .field("minDomains", INTEGER, TopologySpreadConstraint::setMinDomains)
+          .field("nodeAffinityPolicy", TEXT, TopologySpreadConstraint::setNodeAffinityPolicy)
+          .field("nodeTaintsPolicy", TEXT, TopologySpreadConstraint::setNodeTaintsPolicy)
+          .field("matchLabelKeys", STRING_LIST, TopologySpreadConstraint::setMatchLabelKeys);
+
+  private static final ObjectReader<Container> CONTAINER =
+      new ObjectReader<>(Container::new)
+          .field("name", TEXT, Container::setName)
+          .field("image", TEXT, Container::setImage)
+          .field("imagePullPolicy", TEXT, Container::setImagePullPolicy)
+          .field("command", STRING_LIST, Container::setCommand)
+          .field("args", STRING_LIST, Container::setArgs)
+          .field("restartPolicy", TEXT, Container::setRestartPolicy)
+          .field(
+              "resources",
+              new ObjectReader<>(ResourceRequirements::new)
+                  .field("requests", QUANTITIES, ResourceRequirements::setRequests)
+                  .field("limits", QUANTITIES, ResourceRequirements::setLimits),
+              Container::setResources)
+          .field(
+              "ports",
+              listOf(
+                  new ObjectReader<>(ContainerPort::new)
+                      .field("containerPort", INTEGER, ContainerPort::setContainerPort)
+                      .field("hostPort", INTEGER, ContainerPort::setHostPort)
+                      .field("name", TEXT, ContainerPort::setName)
+                      .field("protocol", TEXT, ContainerPort::setProtocol)),
+              Container::setPorts)
+          .field(
+              "volumeMounts",
+              listOf(
+                  new ObjectReader<>(VolumeMount::new)
+                      .field("name", TEXT, VolumeMount::setName)
+                      .field("mountPath", TEXT, VolumeMount::setMountPath)
+                      .field("readOnly", BOOL, VolumeMount::setReadOnly)
+                      .field("subPath", TEXT, VolumeMount::setSubPath)),
+              Container::setVolumeMounts);
+
+  /** A volume that names a claim; other volume sources are left to Jackson. */
+  private static final ObjectReader<Volume> VOLUME =
+      new ObjectReader<>(Volume::new)
+          .field("name", TEXT, Volume::setName)
+          .field(
+              "persistentVolumeClaim",
+              new ObjectReader<>(PersistentVolumeClaimVolumeSource::new)
+                  .field("claimName", TEXT, PersistentVolumeClaimVolumeSource::setClaimName)
+                  .field("readOnly", BOOL, PersistentVolumeClaimVolumeSource::setReadOnly),
+              Volume::setPersistentVolumeClaim);
+
+  private static final ObjectReader<PodSpec> POD_SPEC =
+      new ObjectReader<>(PodSpec::new)
+          .field("containers", listOf(CONTAINER), PodSpec::setContainers)
+          .field("initContainers", listOf(CONTAINER), PodSpec::setInitContainers)
+          .field("nodeSelector", STRINGS, PodSpec::setNodeSelector)
+          .field("nodeName", TEXT, PodSpec::setNodeName)
+          .field("affinity", AFFINITY, PodSpec::setAffinity)
+          .field("tolerations", listOf(TOLERATION), PodSpec::setTolerations)
+          .field("topologySpreadConstraints", listOf(SPREAD_CONSTRAINT), PodSpec::setTopologySpreadConstraints)
+          .field("volumes", listOf(VOLUME), PodSpec::setVolumes)
+          .field("restartPolicy", TEXT, PodSpec::setRestartPolicy)
+          .field("priorityClassName", TEXT, PodSpec::setPriorityClassName)
+          .field("priority", INTEGER, PodSpec::setPriority)
+          .field("schedulerName", TEXT, PodSpec::setSchedulerName)
+          .field("serviceAccountName", TEXT, PodSpec::setServiceAccountName)
+          .field("terminationGracePeriodSeconds", DirectBinding::longValue, PodSpec::setTerminationGracePeriodSeconds);
+
+  private static final ObjectReader<PodTemplateSpec> POD_TEMPLATE =
+      new ObjectReader<>(PodTemplateSpec::new)
+          .field("metadata", METADATA, PodTemplateSpec::setMetadata)
+          .field("spec", POD_SPEC, PodTemplateSpec::setSpec);
+
+  private static final ObjectReader<PersistentVolumeClaim> CLAIM_TEMPLATE =
+      kind(PersistentVolumeClaim::new, PersistentVolumeClaim::setKind)
+          .field(
+              "spec",
+              new ObjectReader<>(PersistentVolumeClaimSpec::new)
+                  .field("accessModes", STRING_LIST, PersistentVolumeClaimSpec::setAccessModes)
+                  .field("storageClassName", TEXT, PersistentVolumeClaimSpec::setStorageClassName)
+                  .field("volumeMode", TEXT, PersistentVolumeClaimSpec::setVolumeMode)
+                  .field(
+                      "resources",
+                      new ObjectReader<>(VolumeResourceRequirements::new)
+                          .field("requests", QUANTITIES, VolumeResourceRequirements::setRequests)
+                          .field("limits", QUANTITIES, VolumeResourceRequirements::setLimits),
+                      PersistentVolumeClaimSpec::setResources),
+              PersistentVolumeClaim::setSpec);
+
+  // Kinds. apiVersion and kind are set as Jackson sets them, over the constructor's defaults.
+
+  private static <T extends HasMetadata> ObjectReader<T> kind(Supplier<T> factory, BiConsumer<T, String> setKind) {
+    return new ObjectReader<>(factory)
+        .field("apiVersion", TEXT, HasMetadata::setApiVersion)
+        .field("kind", TEXT, setKind)
+        .field("metadata", METADATA, HasMetadata::setMetadata);
+  }
+
+  private static final Map<Class<? extends HasMetadata>, ObjectReader<? extends HasMetadata>> KINDS =
+      Map.of(
+          Pod.class,
+          kind(Pod::new, Pod::setKind).field("spec", POD_SPEC, Pod::setSpec),
+          Deployment.class,
+          kind(Deployment::new, Deployment::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(DeploymentSpec::new)
+                      .field("replicas", INTEGER, DeploymentSpec::setReplicas)
+                      .field("selector", LABEL_SELECTOR, DeploymentSpec::setSelector)
+                      .field("template", POD_TEMPLATE, DeploymentSpec::setTemplate),
+                  Deployment::setSpec),
+          StatefulSet.class,
+          kind(StatefulSet::new, StatefulSet::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(StatefulSetSpec::new)
+                      .field("replicas", INTEGER, StatefulSetSpec::setReplicas)
+                      .field("selector", LABEL_SELECTOR, StatefulSetSpec::setSelector)
+                      .field("template", POD_TEMPLATE, StatefulSetSpec::setTemplate)
+                      .field("serviceName", TEXT, StatefulSetSpec::setServiceName)
+                      .field("podManagementPolicy", TEXT, StatefulSetSpec::setPodManagementPolicy)
+                      .field("volumeClaimTemplates", listOf(CLAIM_TEMPLATE), StatefulSetSpec::setVolumeClaimTemplates),
+                  StatefulSet::setSpec),
+          ReplicaSet.class,
+          kind(ReplicaSet::new, ReplicaSet::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(ReplicaSetSpec::new)
+                      .field("replicas", INTEGER, ReplicaSetSpec::setReplicas)
+                      .field("selector", LABEL_SELECTOR, ReplicaSetSpec::setSelector)
+                      .field("template", POD_TEMPLATE, ReplicaSetSpec::setTemplate),
+                  ReplicaSet::setSpec),
+          DaemonSet.class,
+          kind(DaemonSet::new, DaemonSet::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(DaemonSetSpec::new)
+                      .field("selector", LABEL_SELECTOR, DaemonSetSpec::setSelector)
+                      .field("template", POD_TEMPLATE, DaemonSetSpec::setTemplate),
+                  DaemonSet::setSpec),
+          Job.class,
+          kind(Job::new, Job::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(JobSpec::new)
+                      .field("parallelism", INTEGER, JobSpec::setParallelism)
+                      .field("completions", INTEGER, JobSpec::setCompletions)
+                      .field("backoffLimit", INTEGER, JobSpec::setBackoffLimit)
+                      .field("template", POD_TEMPLATE, JobSpec::setTemplate),
+                  Job::setSpec),
+          Node.class,
+          kind(Node::new, Node::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(NodeSpec::new)
+                      .field("providerID", TEXT, NodeSpec::setProviderID)
+                      .field(
+                          "taints",
+                          listOf(
+                              new ObjectReader<>(Taint::new)
+                                  .field("key", TEXT, Taint::setKey)
+                                  .field("value", TEXT, Taint::setValue)
+                                  .field("effect", TEXT, Taint::setEffect)),
+                          NodeSpec::setTaints)
+                      .field("unschedulable", BOOL, NodeSpec::setUnschedulable),
+                  Node::setSpec)
+              .field(
+                  "status",
+                  new ObjectReader<>(NodeStatus::new)
+                      .field("capacity", QUANTITIES, NodeStatus::setCapacity)
+                      .field("allocatable", QUANTITIES, NodeStatus::setAllocatable),
+                  Node::setStatus),
+          Namespace.class,
+          kind(Namespace::new, Namespace::setKind),
+          PodDisruptionBudget.class,
+          kind(PodDisruptionBudget::new, PodDisruptionBudget::setKind)
+              .field(
+                  "spec",
+                  new ObjectReader<>(PodDisruptionBudgetSpec::new)
+                      .field("minAvailable", DirectBinding::intOrString, PodDisruptionBudgetSpec::setMinAvailable)
+                      .field("maxUnavailable", DirectBinding::intOrString, PodDisruptionBudgetSpec::setMaxUnavailable)
+                      .field("selector", LABEL_SELECTOR, PodDisruptionBudgetSpec::setSelector),
+                  PodDisruptionBudget::setSpec),
+          StorageClass.class,
+          kind(StorageClass::new, StorageClass::setKind)
+              .field("provisioner", TEXT, StorageClass::setProvisioner)
+              .field("parameters", STRINGS, StorageClass::setParameters)
+              .field("reclaimPolicy", TEXT, StorageClass::setReclaimPolicy)
+              .field("volumeBindingMode", TEXT, StorageClass::setVolumeBindingMode)
+              .field("allowVolumeExpansion", BOOL, StorageClass::setAllowVolumeExpansion)
+              .field(
+                  "allowedTopologies",
+                  listOf(
+                      new ObjectReader<>(TopologySelectorTerm::new)
+                          .field(
+                              "matchLabelExpressions",
+                              listOf(
+                                  new ObjectReader<>(TopologySelectorLabelRequirement::new)
+                                      .field("key", TEXT, TopologySelectorLabelRequirement::setKey)
+                                      .field("values", STRING_LIST, TopologySelectorLabelRequirement::setValues)),
+                              TopologySelectorTerm::setMatchLabelExpressions)),
+                  StorageClass::setAllowedTopologies));
+
+  /** The object of {@code tree} as a {@code type}, or null when Jackson must bind it. */
+  static HasMetadata bind(JsonNode tree, Class<? extends HasMetadata> type) {
+    ObjectReader<? extends HasMetadata> reader = KINDS.get(type);
+    if (reader == null) {
+      return null;
     }
-    return list;
+    try {
+      return reader.apply(tree);
+    } catch (Unsupported e) {
+      return null;
+    }
   }
 }
