@@ -10,6 +10,8 @@ import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import sh.karpenter.api.Crds;
 import sh.karpenter.api.aws.v1.EC2NodeClass;
+import sh.karpenter.api.binding.ModelReaders;
+import sh.karpenter.api.binding.ObjectReader;
 import sh.karpenter.api.kwok.v1alpha1.KWOKNodeClass;
 import sh.karpenter.api.v1.NodeClaim;
 import sh.karpenter.api.v1.NodePool;
@@ -23,6 +25,10 @@ import sh.karpenter.api.v1.NodePool;
  * object with CRD defaults applied ({@code expireAfter: 720h}, {@code consolidationPolicy:
  * WhenEmptyOrUnderutilized}, {@code consolidateAfter: 0s}, {@code budgets: [{nodes: 10%}]}, ...) or
  * errors naming the document, the field path and the rule broken.
+ *
+ * <p>A valid NodePool or KWOKNodeClass is read into its typed object by an {@link ObjectReader}
+ * ({@link ModelReaders}) when it holds only the fields the reader knows, and bound by Jackson
+ * otherwise; both give the same object.
  *
  * <p>Rules that compare an update with the stored object (immutability, static/dynamic switch) cannot
  * apply offline and are skipped. Instances are immutable and thread-safe.
@@ -44,14 +50,17 @@ public final class Validator {
     private final String resource;
     private final Class<T> type;
     private final BiConsumer<JsonNode, ErrorCollector> runtimeChecks;
+    private final ObjectReader<T> reader;
     private volatile CustomResourceSchema schema;
 
-    Kind(String apiVersion, String name, String resource, Class<T> type, BiConsumer<JsonNode, ErrorCollector> runtimeChecks) {
+    /** @param reader reads the defaulted object without Jackson's data binding when it can (null: always Jackson) */
+    Kind(String apiVersion, String name, String resource, Class<T> type, BiConsumer<JsonNode, ErrorCollector> runtimeChecks, ObjectReader<T> reader) {
       this.apiVersion = apiVersion;
       this.name = name;
       this.resource = resource;
       this.type = type;
       this.runtimeChecks = runtimeChecks;
+      this.reader = reader;
     }
 
     CustomResourceSchema schema() {
@@ -78,17 +87,25 @@ public final class Validator {
     BiConsumer<JsonNode, ErrorCollector> runtimeChecks() {
       return runtimeChecks;
     }
+
+    /** The typed object of a valid, defaulted tree: read directly, or bound by Jackson when the reader gives it up. */
+    T bind(ObjectNode defaulted) {
+      T object = reader == null ? null : ObjectReader.read(reader, defaulted);
+      return object != null ? object : SERIALIZATION.convertValue(defaulted, type);
+    }
   }
 
   private Validator() {
     this.kinds =
         Map.of(
-            NodePool.KIND, new Kind<>(NodePool.API_VERSION, NodePool.KIND, Crds.NODE_POOLS, NodePool.class, RuntimeChecks::nodePool),
-            NodeClaim.KIND, new Kind<>(NodePool.API_VERSION, NodeClaim.KIND, Crds.NODE_CLAIMS, NodeClaim.class, RuntimeChecks::nodeClaim),
+            NodePool.KIND,
+            new Kind<>(NodePool.API_VERSION, NodePool.KIND, Crds.NODE_POOLS, NodePool.class, RuntimeChecks::nodePool, ModelReaders.NODE_POOL),
+            NodeClaim.KIND, new Kind<>(NodePool.API_VERSION, NodeClaim.KIND, Crds.NODE_CLAIMS, NodeClaim.class, RuntimeChecks::nodeClaim, null),
             KWOKNodeClass.KIND,
-            new Kind<>(KWOKNodeClass.API_VERSION, KWOKNodeClass.KIND, Crds.KWOK_NODE_CLASSES, KWOKNodeClass.class, (tree, errors) -> {}),
+            new Kind<>(
+                KWOKNodeClass.API_VERSION, KWOKNodeClass.KIND, Crds.KWOK_NODE_CLASSES, KWOKNodeClass.class, (tree, errors) -> {}, ModelReaders.KWOK_NODE_CLASS),
             EC2NodeClass.KIND,
-            new Kind<>(EC2NodeClass.API_VERSION, EC2NodeClass.KIND, Crds.EC2_NODE_CLASSES, EC2NodeClass.class, RuntimeChecks::ec2NodeClass));
+            new Kind<>(EC2NodeClass.API_VERSION, EC2NodeClass.KIND, Crds.EC2_NODE_CLASSES, EC2NodeClass.class, RuntimeChecks::ec2NodeClass, null));
   }
 
   /** The validator for the bundled CRDs. */
@@ -187,7 +204,7 @@ public final class Validator {
       return new Validated<>(document, null, errors.errors());
     }
     try {
-      return new Validated<>(document, SERIALIZATION.convertValue(defaulted, kind.type()), List.of());
+      return new Validated<>(document, kind.bind(defaulted), List.of());
     } catch (IllegalArgumentException e) {
       return invalid(document, "", "cannot be read as a " + kind.schema().kind() + ": " + e.getMessage());
     }

@@ -1,11 +1,23 @@
 package sh.karpenter.cli.plan;
 
+import static sh.karpenter.api.binding.ModelReaders.METADATA;
+import static sh.karpenter.api.binding.ModelReaders.TAINT;
+import static sh.karpenter.api.binding.ModelReaders.kind;
+import static sh.karpenter.api.binding.ObjectReader.BOOL;
+import static sh.karpenter.api.binding.ObjectReader.INTEGER;
+import static sh.karpenter.api.binding.ObjectReader.INT_OR_STRING;
+import static sh.karpenter.api.binding.ObjectReader.LONG;
+import static sh.karpenter.api.binding.ObjectReader.QUANTITIES;
+import static sh.karpenter.api.binding.ObjectReader.STRINGS;
+import static sh.karpenter.api.binding.ObjectReader.STRING_LIST;
+import static sh.karpenter.api.binding.ObjectReader.TEXT;
+import static sh.karpenter.api.binding.ObjectReader.listOf;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -16,8 +28,6 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.NodeStatus;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpec;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimVolumeSource;
@@ -28,9 +38,7 @@ import io.fabric8.kubernetes.api.model.PodAntiAffinity;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TopologySelectorLabelRequirement;
 import io.fabric8.kubernetes.api.model.TopologySelectorTerm;
@@ -52,171 +60,19 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetSpec;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import sh.karpenter.api.binding.ObjectReader;
 
 /**
  * Binds the fields of the core kinds that plans usually hold (a pod's requests, selectors,
  * affinity, tolerations, spread and claims; a workload's replicas and template; a node's labels,
- * taints and capacity; ...) straight into the fabric8 model, with the model's setters.
- *
- * <p>Jackson's binding of a fabric8 class starts with introspecting it (its properties, creators and
- * annotations, and the binders of its property types) and calls setters reflectively; on a fresh JVM
- * that is most of what binding a plan's few core documents costs. A document this binder reads gives
- * the same object Jackson gives (its tests compare the two): every value is set with the setter
- * Jackson calls, from the same JSON type, into the same collection types, and quantities and
- * int-or-strings are made as their Jackson binders make them. Any field it does not know, and any
- * value of another JSON type than the one it expects (null, a number where a string goes, ...),
- * makes it give the document up: {@link #bind} returns null and the caller binds the document with
+ * taints and capacity; ...) straight into the fabric8 model with {@link ObjectReader}s: the object
+ * Jackson would make, without Jackson's first-use cost on a fresh JVM. A document with anything else
+ * (another field, null, a value of another JSON type) is given up, and the caller binds it with
  * Jackson, which accepts or rejects it and names the field, as without this class.
  */
 final class DirectBinding {
   private DirectBinding() {}
-
-  /** A document holds something this binder does not read; thrown without a stack trace. */
-  private static final class Unsupported extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    private static final Unsupported INSTANCE = new Unsupported();
-
-    private Unsupported() {
-      super(null, null, false, false);
-    }
-  }
-
-  /** Reads a JSON object into a new {@code T} through the setters of the fields it knows. */
-  private static final class ObjectReader<T> implements Function<JsonNode, T> {
-    private final Supplier<T> factory;
-    private final Map<String, BiConsumer<T, JsonNode>> fields = new HashMap<>();
-
-    ObjectReader(Supplier<T> factory) {
-      this.factory = factory;
-    }
-
-    /** Reads field {@code name} with {@code value} and sets it with {@code setter}. */
-    <V> ObjectReader<T> field(String name, Function<JsonNode, V> value, BiConsumer<T, V> setter) {
-      fields.put(name, (target, node) -> setter.accept(target, value.apply(node)));
-      return this;
-    }
-
-    @Override
-    public T apply(JsonNode node) {
-      if (!node.isObject()) {
-        throw Unsupported.INSTANCE;
-      }
-      T target = factory.get();
-      for (Map.Entry<String, JsonNode> field : node.properties()) {
-        BiConsumer<T, JsonNode> reader = fields.get(field.getKey());
-        if (reader == null) {
-          throw Unsupported.INSTANCE;
-        }
-        reader.accept(target, field.getValue());
-      }
-      return target;
-    }
-  }
-
-  // Values, each from the one JSON type read here (Jackson would coerce some others, or reject them).
-
-  private static String text(JsonNode node) {
-    if (!node.isTextual()) {
-      throw Unsupported.INSTANCE;
-    }
-    return node.textValue();
-  }
-
-  private static Integer integer(JsonNode node) {
-    if (!node.isInt()) {
-      throw Unsupported.INSTANCE;
-    }
-    return node.intValue();
-  }
-
-  private static Long longValue(JsonNode node) {
-    if (!node.isInt() && !node.isLong()) {
-      throw Unsupported.INSTANCE;
-    }
-    return node.longValue();
-  }
-
-  private static Boolean bool(JsonNode node) {
-    if (!node.isBoolean()) {
-      throw Unsupported.INSTANCE;
-    }
-    return node.booleanValue();
-  }
-
-  /** An int-or-string from an int or a string, as its Jackson creator takes either. */
-  private static IntOrString intOrString(JsonNode node) {
-    return node.isInt() ? new IntOrString(node.intValue()) : new IntOrString(text(node));
-  }
-
-  /** A quantity from a string or an integer, made from the value's text as Quantity's Jackson binder makes it. */
-  private static Quantity quantity(JsonNode node) {
-    if (!node.isTextual() && !node.isInt() && !node.isLong()) {
-      throw Unsupported.INSTANCE;
-    }
-    return new Quantity(node.asText());
-  }
-
-  private static <V> Function<JsonNode, Map<String, V>> mapOf(Function<JsonNode, V> value) {
-    return node -> {
-      if (!node.isObject()) {
-        throw Unsupported.INSTANCE;
-      }
-      Map<String, V> map = new LinkedHashMap<>();
-      for (Map.Entry<String, JsonNode> entry : node.properties()) {
-        map.put(entry.getKey(), value.apply(entry.getValue()));
-      }
-      return map;
-    };
-  }
-
-  private static <V> Function<JsonNode, List<V>> listOf(Function<JsonNode, V> item) {
-    return node -> {
-      if (!node.isArray()) {
-        throw Unsupported.INSTANCE;
-      }
-      List<V> list = new ArrayList<>(node.size());
-      for (JsonNode element : node) {
-        list.add(item.apply(element));
-      }
-      return list;
-    };
-  }
-
-  private static final Function<JsonNode, String> TEXT = DirectBinding::text;
-  private static final Function<JsonNode, Integer> INTEGER = DirectBinding::integer;
-  private static final Function<JsonNode, Boolean> BOOL = DirectBinding::bool;
-  private static final Function<JsonNode, Map<String, String>> STRINGS = mapOf(TEXT);
-  private static final Function<JsonNode, List<String>> STRING_LIST = listOf(TEXT);
-  private static final Function<JsonNode, Map<String, Quantity>> QUANTITIES = mapOf(DirectBinding::quantity);
-
-  // Parts, each read by the fields it knows.
-
-  private static final ObjectReader<OwnerReference> OWNER_REFERENCE =
-      new ObjectReader<>(OwnerReference::new)
-          .field("apiVersion", TEXT, OwnerReference::setApiVersion)
-          .field("kind", TEXT, OwnerReference::setKind)
-          .field("name", TEXT, OwnerReference::setName)
-          .field("uid", TEXT, OwnerReference::setUid)
-          .field("controller", BOOL, OwnerReference::setController)
-          .field("blockOwnerDeletion", BOOL, OwnerReference::setBlockOwnerDeletion);
-
-  private static final ObjectReader<ObjectMeta> METADATA =
-      new ObjectReader<>(ObjectMeta::new)
-          .field("name", TEXT, ObjectMeta::setName)
-          .field("generateName", TEXT, ObjectMeta::setGenerateName)
-          .field("namespace", TEXT, ObjectMeta::setNamespace)
-          .field("uid", TEXT, ObjectMeta::setUid)
-          .field("labels", STRINGS, ObjectMeta::setLabels)
-          .field("annotations", STRINGS, ObjectMeta::setAnnotations)
-          .field("ownerReferences", listOf(OWNER_REFERENCE), ObjectMeta::setOwnerReferences);
 
   private static final ObjectReader<LabelSelectorRequirement> LABEL_SELECTOR_REQUIREMENT =
       new ObjectReader<>(LabelSelectorRequirement::new)
@@ -289,7 +145,7 @@ final class DirectBinding {
           .field("operator", TEXT, Toleration::setOperator)
           .field("value", TEXT, Toleration::setValue)
           .field("effect", TEXT, Toleration::setEffect)
-          .field("tolerationSeconds", DirectBinding::longValue, Toleration::setTolerationSeconds);
+          .field("tolerationSeconds", LONG, Toleration::setTolerationSeconds);
 
   private static final ObjectReader<TopologySpreadConstraint> SPREAD_CONSTRAINT =
       new ObjectReader<>(TopologySpreadConstraint::new)
@@ -361,7 +217,7 @@ final class DirectBinding {
           .field("priority", INTEGER, PodSpec::setPriority)
           .field("schedulerName", TEXT, PodSpec::setSchedulerName)
           .field("serviceAccountName", TEXT, PodSpec::setServiceAccountName)
-          .field("terminationGracePeriodSeconds", DirectBinding::longValue, PodSpec::setTerminationGracePeriodSeconds);
+          .field("terminationGracePeriodSeconds", LONG, PodSpec::setTerminationGracePeriodSeconds);
 
   private static final ObjectReader<PodTemplateSpec> POD_TEMPLATE =
       new ObjectReader<>(PodTemplateSpec::new)
@@ -384,14 +240,7 @@ final class DirectBinding {
                       PersistentVolumeClaimSpec::setResources),
               PersistentVolumeClaim::setSpec);
 
-  // Kinds. apiVersion and kind are set as Jackson sets them, over the constructor's defaults.
-
-  private static <T extends HasMetadata> ObjectReader<T> kind(Supplier<T> factory, BiConsumer<T, String> setKind) {
-    return new ObjectReader<>(factory)
-        .field("apiVersion", TEXT, HasMetadata::setApiVersion)
-        .field("kind", TEXT, setKind)
-        .field("metadata", METADATA, HasMetadata::setMetadata);
-  }
+  // Kinds.
 
   private static final Map<Class<? extends HasMetadata>, ObjectReader<? extends HasMetadata>> KINDS =
       Map.of(
@@ -451,14 +300,7 @@ final class DirectBinding {
                   "spec",
                   new ObjectReader<>(NodeSpec::new)
                       .field("providerID", TEXT, NodeSpec::setProviderID)
-                      .field(
-                          "taints",
-                          listOf(
-                              new ObjectReader<>(Taint::new)
-                                  .field("key", TEXT, Taint::setKey)
-                                  .field("value", TEXT, Taint::setValue)
-                                  .field("effect", TEXT, Taint::setEffect)),
-                          NodeSpec::setTaints)
+                      .field("taints", listOf(TAINT), NodeSpec::setTaints)
                       .field("unschedulable", BOOL, NodeSpec::setUnschedulable),
                   Node::setSpec)
               .field(
@@ -474,8 +316,8 @@ final class DirectBinding {
               .field(
                   "spec",
                   new ObjectReader<>(PodDisruptionBudgetSpec::new)
-                      .field("minAvailable", DirectBinding::intOrString, PodDisruptionBudgetSpec::setMinAvailable)
-                      .field("maxUnavailable", DirectBinding::intOrString, PodDisruptionBudgetSpec::setMaxUnavailable)
+                      .field("minAvailable", INT_OR_STRING, PodDisruptionBudgetSpec::setMinAvailable)
+                      .field("maxUnavailable", INT_OR_STRING, PodDisruptionBudgetSpec::setMaxUnavailable)
                       .field("selector", LABEL_SELECTOR, PodDisruptionBudgetSpec::setSelector),
                   PodDisruptionBudget::setSpec),
           StorageClass.class,
@@ -501,13 +343,6 @@ final class DirectBinding {
   /** The object of {@code tree} as a {@code type}, or null when Jackson must bind it. */
   static HasMetadata bind(JsonNode tree, Class<? extends HasMetadata> type) {
     ObjectReader<? extends HasMetadata> reader = KINDS.get(type);
-    if (reader == null) {
-      return null;
-    }
-    try {
-      return reader.apply(tree);
-    } catch (Unsupported e) {
-      return null;
-    }
+    return reader == null ? null : ObjectReader.read(reader, tree);
   }
 }

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -18,14 +15,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.function.Consumer;
-import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import sh.karpenter.api.binding.JsonChanges;
 import sh.karpenter.api.validation.Manifest;
 import sh.karpenter.api.validation.Manifests;
 import sh.karpenter.testkit.fixtures.GeneratedCluster;
@@ -128,7 +124,7 @@ class DirectBindingTest {
       JsonNode document = corpus.get(random.nextInt(corpus.size())).deepCopy();
       int changes = 1 + random.nextInt(3);
       for (int c = 0; c < changes; c++) {
-        change(document, random);
+        JsonChanges.change(document, random, JsonChanges::anyValue);
       }
       if (assertSameAsJackson(document, "seed " + seed + ", document " + i)) {
         direct++;
@@ -181,62 +177,5 @@ class DirectBindingTest {
     JsonNode deployment = examples().stream().filter(d -> kind(d) == Deployment.class).findFirst().orElseThrow();
 
     assertThat(DirectBinding.bind(deployment, Pod.class)).isNull();
-  }
-
-  // Changes.
-
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-
-  /** Changes one random place of the document. */
-  private static void change(JsonNode document, Random random) {
-    List<Consumer<JsonNode>> setters = new ArrayList<>();
-    List<ObjectNode> objects = new ArrayList<>();
-    collect(document, setters, objects);
-    int what = random.nextInt(4);
-    if (what == 0 && !objects.isEmpty()) {
-      ObjectNode object = objects.get(random.nextInt(objects.size()));
-      object.set(random.nextBoolean() ? "unknownField" : "name", randomValue(random));
-    } else if (what == 1 && !objects.isEmpty()) {
-      ObjectNode object = objects.get(random.nextInt(objects.size()));
-      List<String> names = new ArrayList<>();
-      object.fieldNames().forEachRemaining(names::add);
-      if (!names.isEmpty()) {
-        object.remove(names.get(random.nextInt(names.size())));
-      }
-    } else if (!setters.isEmpty()) {
-      setters.get(random.nextInt(setters.size())).accept(randomValue(random));
-    }
-  }
-
-  /** Every place a value sits (as a setter of a new value) and every object, below {@code node}. */
-  private static void collect(JsonNode node, List<Consumer<JsonNode>> setters, List<ObjectNode> objects) {
-    if (node instanceof ObjectNode object) {
-      objects.add(object);
-      List<String> names = new ArrayList<>();
-      object.fieldNames().forEachRemaining(names::add);
-      for (String name : names) {
-        setters.add(value -> object.set(name, value));
-        collect(object.get(name), setters, objects);
-      }
-    } else if (node instanceof ArrayNode array) {
-      IntStream.range(0, array.size()).forEach(i -> setters.add(value -> array.set(i, value)));
-      for (JsonNode element : array) {
-        collect(element, setters, objects);
-      }
-    }
-  }
-
-  private static JsonNode randomValue(Random random) {
-    return switch (random.nextInt(9)) {
-      case 0 -> NODES.nullNode();
-      case 1 -> NODES.numberNode(random.nextInt(5));
-      case 2 -> NODES.numberNode(1L << 40);
-      case 3 -> NODES.numberNode(0.5);
-      case 4 -> NODES.booleanNode(random.nextBoolean());
-      case 5 -> NODES.textNode(random.nextBoolean() ? "3" : "x");
-      case 6 -> NODES.arrayNode().add("a");
-      case 7 -> NODES.objectNode().put("key", "a");
-      default -> NODES.objectNode();
-    };
   }
 }
