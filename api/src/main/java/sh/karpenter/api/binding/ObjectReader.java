@@ -41,7 +41,12 @@ public final class ObjectReader<T> implements Function<JsonNode, T> {
   private final Supplier<T> factory;
   private final Map<String, BiConsumer<T, JsonNode>> fields = new HashMap<>();
 
-  /** @param factory makes the object, as the constructor Jackson calls does */
+  /**
+   * A reader without fields yet; {@link #field} adds them. Readers are built once, in static
+   * initialisers, and only read afterwards.
+   *
+   * @param factory makes the object, as the constructor Jackson calls does
+   */
   public ObjectReader(Supplier<T> factory) {
     this.factory = factory;
   }
@@ -76,11 +81,6 @@ public final class ObjectReader<T> implements Function<JsonNode, T> {
     } catch (Unsupported e) {
       return null;
     }
-  }
-
-  /** Gives the document up: for value readers written elsewhere ({@code read} returns null). */
-  public static RuntimeException unsupported() {
-    return Unsupported.INSTANCE;
   }
 
   // Values, each from the one JSON type read here.
