@@ -39,7 +39,7 @@ import sh.karpenter.api.v1.NodeSelectorRequirementWithMinValues;
 public final class ModelReaders {
   private ModelReaders() {}
 
-  public static final ObjectReader<OwnerReference> OWNER_REFERENCE =
+  private static final ObjectReader<OwnerReference> OWNER_REFERENCE =
       new ObjectReader<>(OwnerReference::new)
           .field("apiVersion", TEXT, OwnerReference::setApiVersion)
           .field("kind", TEXT, OwnerReference::setKind)

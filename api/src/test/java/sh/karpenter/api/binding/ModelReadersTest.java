@@ -34,12 +34,14 @@ import sh.karpenter.api.validation.Validator;
  */
 class ModelReadersTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  private static final Map<String, Class<?>> TYPES = Map.of("NodePool", NodePool.class, "KWOKNodeClass", KWOKNodeClass.class);
-  private static final Map<String, ObjectReader<?>> READERS = Map.of("NodePool", ModelReaders.NODE_POOL, "KWOKNodeClass", ModelReaders.KWOK_NODE_CLASS);
-  private static final Map<String, CustomResourceSchema> SCHEMAS =
+
+  /** A kind the validator reads directly: its class, its reader and its CRD's schema. */
+  private record Read(Class<?> type, ObjectReader<?> reader, CustomResourceSchema schema) {}
+
+  private static final Map<String, Read> KINDS =
       Map.of(
-          "NodePool", schema(Crds.NODE_POOLS),
-          "KWOKNodeClass", schema(Crds.KWOK_NODE_CLASSES));
+          "NodePool", new Read(NodePool.class, ModelReaders.NODE_POOL, schema(Crds.NODE_POOLS)),
+          "KWOKNodeClass", new Read(KWOKNodeClass.class, ModelReaders.KWOK_NODE_CLASS, schema(Crds.KWOK_NODE_CLASSES)));
 
   private static CustomResourceSchema schema(String resource) {
     return CustomResourceSchema.of(Manifests.read(Crds.yaml(resource), resource).getFirst().tree());
@@ -56,9 +58,9 @@ class ModelReadersTest {
     }
     List<JsonNode> trees = new ArrayList<>();
     for (Manifest manifest : Manifests.read(files)) {
-      CustomResourceSchema schema = SCHEMAS.get(manifest.kind());
-      if (schema != null && manifest.apiVersion().equals(schema.apiVersion())) {
-        trees.add(schema.withDefaults(manifest.tree()));
+      Read kind = KINDS.get(manifest.kind());
+      if (kind != null && manifest.apiVersion().equals(kind.schema().apiVersion())) {
+        trees.add(kind.schema().withDefaults(manifest.tree()));
       }
     }
     return trees;
@@ -67,7 +69,7 @@ class ModelReadersTest {
   /** Jackson's object for the tree, or null when it rejects the tree. */
   private static Object jackson(JsonNode tree) {
     try {
-      return SERIALIZATION.convertValue(tree, TYPES.get(tree.path("kind").asText()));
+      return SERIALIZATION.convertValue(tree, KINDS.get(tree.path("kind").asText()).type());
     } catch (IllegalArgumentException e) {
       return null;
     }
@@ -75,11 +77,11 @@ class ModelReadersTest {
 
   /** Compared as the JSON they write (the model classes have no {@code equals}); true when read directly. */
   private static boolean assertReadAsJacksonBindsIt(JsonNode tree, String context) {
-    ObjectReader<?> reader = READERS.get(tree.path("kind").asText());
-    if (reader == null) {
+    Read kind = KINDS.get(tree.path("kind").asText());
+    if (kind == null) {
       return false; // a change hit kind
     }
-    Object direct = ObjectReader.read(reader, tree);
+    Object direct = ObjectReader.read(kind.reader(), tree);
     if (direct == null) {
       return false;
     }
@@ -101,14 +103,18 @@ class ModelReadersTest {
     }
   }
 
+  /** The validator's objects are what fabric8's mapper made of the defaulted manifests before the readers. */
   @Test
-  void theValidatorGivesTheSameObjectsAsBefore() throws IOException {
-    String yaml = Files.readString(Path.of("..", "examples", "nodepools.yaml"));
+  void theValidatorGivesTheObjectsJacksonGave() throws IOException {
+    List<Manifest> manifests = Manifests.read(Path.of("..", "examples", "nodepools.yaml"));
+    assertThat(manifests).hasSizeGreaterThan(2);
 
-    for (Validated<?> validated : Validator.standard().validateYaml(yaml, "nodepools.yaml")) {
+    for (Manifest manifest : manifests) {
+      Validated<?> validated = Validator.standard().validate(manifest);
       assertThat(validated.errors()).isEmpty();
-      JsonNode written = SERIALIZATION.convertValue(validated.object(), JsonNode.class);
-      assertThat(SERIALIZATION.convertValue(jackson(written), JsonNode.class)).isEqualTo(written);
+      Object jackson = jackson(KINDS.get(manifest.kind()).schema().withDefaults(manifest.tree()));
+      assertThat(validated.object()).hasSameClassAs(jackson);
+      assertThat(SERIALIZATION.convertValue(validated.object(), JsonNode.class)).isEqualTo(SERIALIZATION.convertValue(jackson, JsonNode.class));
     }
   }
 

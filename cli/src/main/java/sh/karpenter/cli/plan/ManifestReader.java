@@ -53,8 +53,9 @@ import sh.karpenter.controller.snapshot.SnapshotInputException;
  * <p>Binding is strict, the way an API server with strict field validation is: unknown fields and
  * mistyped values of the core kinds a plan uses are rejected, and Karpenter's kinds are checked by
  * the offline {@link Validator}. A core document whose fields are all ones plans usually hold is
- * bound by {@link DirectBinding}, which gives the object Jackson would; any other goes to Jackson. Every problem is a {@link SnapshotInputException} whose message is
- * {@code <file>, document <n>: <field>: <problem>}. Kinds that a plan does not use are reported to
+ * bound by {@link DirectBinding}, which gives the object Jackson would; any other goes to Jackson.
+ * Every problem is a {@link SnapshotInputException} whose message is {@code <file>, document <n>:
+ * <field>: <problem>}. Kinds that a plan does not use are reported to
  * the warning sink and skipped; NodeClasses are accepted silently (a plan does not need them).
  *
  * <p>Files are read within {@link Manifests.Limits} (checked from their sizes before any is parsed)

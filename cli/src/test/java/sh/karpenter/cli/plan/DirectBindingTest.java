@@ -97,11 +97,13 @@ class DirectBindingTest {
     }
   }
 
+  /** The scenarios use fields the tables leave to Jackson too (probes, other volume sources), but most are read directly. */
   @Test
   void everyScenarioDocumentIsBoundAsJacksonBindsIt() throws IOException {
-    for (JsonNode document : scenarios()) {
-      assertSameAsJackson(document, "scenario");
-    }
+    List<JsonNode> documents = scenarios();
+    long direct = documents.stream().filter(document -> assertSameAsJackson(document, "scenario")).count();
+
+    assertThat(direct).as("scenario documents bound directly, of " + documents.size()).isGreaterThan(documents.size() / 2);
   }
 
   static Stream<Long> seeds() {
